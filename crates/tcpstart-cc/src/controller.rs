@@ -1,0 +1,51 @@
+//! The congestion-controller trait every algorithm implements.
+
+use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+
+/// How the sender's loss recovery treats a partial ACK (one that acknowledges new data below the
+/// recovery point). This is the only recovery choice an algorithm makes; the recovery machinery
+/// itself (retransmissions, window inflation, SACK scoreboard) lives in the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckPolicy {
+    /// RFC 5681 Reno: any new ACK ends fast recovery.
+    EndsRecovery,
+    /// RFC 6582 NewReno: stay in recovery, retransmit the next hole, until the recovery point is acked.
+    StayInRecovery,
+}
+
+/// A sans-IO congestion controller: it is told what happened and answers with a window and,
+/// optionally, a pacing rate. It owns `cwnd` and `ssthresh`; the sender adds the recovery-time
+/// window inflation of RFC 5681 / 6582 on top of it when SACK is off.
+pub trait CongestionControl: Send {
+    /// Stable identifier used by the registry, the CLI and traces.
+    fn name(&self) -> &'static str;
+
+    fn on_established(&mut self, _ev: &EstablishedEvent) {}
+    fn on_sent(&mut self, _ev: &SentEvent) {}
+    fn on_ack(&mut self, ev: &AckEvent);
+    /// Loss detected by duplicate ACKs / SACK; sets ssthresh and the window for recovery.
+    fn on_congestion(&mut self, ev: &CongestionEvent);
+    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent);
+    fn on_rto(&mut self, ev: &RtoEvent);
+
+    /// Bytes allowed in flight.
+    fn cwnd(&self) -> u64;
+    fn ssthresh(&self) -> u64;
+    /// Send rate in bytes per second; `None` means send as the window allows.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    fn in_slow_start(&self) -> bool {
+        self.cwnd() < self.ssthresh()
+    }
+    /// Short name of the algorithm's current phase, for traces ("slow_start", "recovery", ...).
+    fn phase(&self) -> &'static str;
+    fn partial_ack_policy(&self) -> PartialAckPolicy {
+        PartialAckPolicy::StayInRecovery
+    }
+    /// A mark the sender puts on the segment starting at `seq`, read by a receiver-side hook
+    /// (e.g. First/Second of a packet pair). 0 means unmarked.
+    fn segment_mark(&mut self, _seq: u64) -> u8 {
+        0
+    }
+}

@@ -1,0 +1,18 @@
+//! Sans-IO TCP congestion control for tcpstart.
+//!
+//! No simulator types, no clocks, no global state: the sender reports events (each carrying the
+//! current [`Instant`]) and reads back a window and an optional pacing rate. Each algorithm lives
+//! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
+
+pub mod controller;
+pub mod events;
+pub mod receiver;
+pub mod registry;
+pub mod reno;
+pub mod time;
+
+pub use controller::{CongestionControl, PartialAckPolicy};
+pub use events::{AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+pub use receiver::{ReceiverHook, SegmentArrival};
+pub use registry::{algorithms, build, build_receiver_hook, AlgorithmInfo, CcConfig, ParamError, ParamSpec};
+pub use time::{Duration, Instant};

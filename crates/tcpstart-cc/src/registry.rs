@@ -1,0 +1,184 @@
+//! The algorithm registry: names, parameters with defaults and allowed ranges, and construction.
+//! Scenario validation and `tcpstart algorithms` both read this one table.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::controller::CongestionControl;
+use crate::receiver::ReceiverHook;
+use crate::reno::{Reno, RenoVariant};
+
+/// One tunable parameter of an algorithm.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: f64,
+    pub min: f64,
+    pub max: f64,
+    pub integer: bool,
+    pub doc: &'static str,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The RFC, paper or source file the implementation follows.
+    pub reference: &'static str,
+    pub params: &'static [ParamSpec],
+}
+
+/// What every controller needs from the connection it serves.
+#[derive(Clone, Copy, Debug)]
+pub struct CcConfig {
+    pub mss: u64,
+    pub initial_cwnd: u64,
+    pub initial_ssthresh: u64,
+}
+
+/// A parameter problem, naming the parameter and what is allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    /// The offending key: the algorithm name, or the parameter name.
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+const ABC: ParamSpec = ParamSpec {
+    name: "abc",
+    default: 1.0,
+    min: 0.0,
+    max: 64.0,
+    integer: true,
+    doc: "byte-counting limit L in segments per ACK (RFC 3465): 1 = RFC 5681 per-ACK growth, 2 = RFC 3465, 0 = unlimited (Linux)",
+};
+
+pub const ALGORITHMS: &[AlgorithmInfo] = &[
+    AlgorithmInfo {
+        name: "reno",
+        summary: "Reno: slow start, AIMD, fast retransmit; any new ACK ends fast recovery",
+        reference: "RFC 5681",
+        params: &[ABC],
+    },
+    AlgorithmInfo {
+        name: "newreno",
+        summary: "NewReno: Reno with partial-ACK handling that recovers several losses per window",
+        reference: "RFC 6582 (window arithmetic RFC 5681, byte counting RFC 3465)",
+        params: &[ABC],
+    },
+];
+
+pub fn algorithms() -> &'static [AlgorithmInfo] {
+    ALGORITHMS
+}
+
+pub fn find(name: &str) -> Result<&'static AlgorithmInfo, ParamError> {
+    ALGORITHMS.iter().find(|a| a.name == name).ok_or_else(|| ParamError {
+        key: name.to_string(),
+        message: format!(
+            "unknown algorithm; available: {}",
+            ALGORITHMS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
+/// Checks `params` against the algorithm's table and returns every parameter with its value
+/// (the given one or the default).
+pub fn resolve_params(name: &str, params: &BTreeMap<String, f64>) -> Result<BTreeMap<&'static str, f64>, ParamError> {
+    let info = find(name)?;
+    for key in params.keys() {
+        if !info.params.iter().any(|p| p.name == key) {
+            let allowed: Vec<_> = info.params.iter().map(|p| p.name).collect();
+            return Err(ParamError {
+                key: key.clone(),
+                message: format!(
+                    "unknown parameter of {name}; allowed: {}",
+                    if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }
+                ),
+            });
+        }
+    }
+    let mut out = BTreeMap::new();
+    for spec in info.params {
+        let value = params.get(spec.name).copied().unwrap_or(spec.default);
+        let in_range = value.is_finite() && value >= spec.min && value <= spec.max;
+        if !in_range || (spec.integer && value.fract() != 0.0) {
+            let kind = if spec.integer { "an integer" } else { "a number" };
+            return Err(ParamError {
+                key: spec.name.to_string(),
+                message: format!("must be {kind} in [{}, {}], got {value}", spec.min, spec.max),
+            });
+        }
+        out.insert(spec.name, value);
+    }
+    Ok(out)
+}
+
+/// Builds the sender-side controller named `name`.
+pub fn build(name: &str, params: &BTreeMap<String, f64>, cfg: &CcConfig) -> Result<Box<dyn CongestionControl>, ParamError> {
+    let p = resolve_params(name, params)?;
+    let cc: Box<dyn CongestionControl> = match name {
+        "reno" | "newreno" => {
+            let variant = if name == "reno" { RenoVariant::Reno } else { RenoVariant::NewReno };
+            Box::new(Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64))
+        }
+        _ => unreachable!("every registered algorithm has a constructor"),
+    };
+    Ok(cc)
+}
+
+/// Builds the receiver-side part of an algorithm, for the algorithms that have one.
+pub fn build_receiver_hook(name: &str) -> Option<Box<dyn ReceiverHook>> {
+    match name {
+        // No algorithm registered so far measures anything at the receiver.
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> CcConfig {
+        CcConfig { mss: 1000, initial_cwnd: 10_000, initial_ssthresh: u64::MAX }
+    }
+
+    #[test]
+    fn unknown_algorithm_lists_the_available_ones() {
+        let err = build("vegas", &BTreeMap::new(), &cfg()).err().unwrap();
+        assert_eq!(err.key, "vegas");
+        assert!(err.message.contains("newreno"), "{}", err.message);
+    }
+
+    #[test]
+    fn out_of_range_parameter_names_the_range() {
+        let params = BTreeMap::from([("abc".to_string(), 100.0)]);
+        let err = build("newreno", &params, &cfg()).err().unwrap();
+        assert_eq!(err.key, "abc");
+        assert!(err.message.contains("[0, 64]"), "{}", err.message);
+    }
+
+    #[test]
+    fn unknown_parameter_is_rejected() {
+        let params = BTreeMap::from([("gamma".to_string(), 4.0)]);
+        let err = build("reno", &params, &cfg()).err().unwrap();
+        assert_eq!(err.key, "gamma");
+    }
+
+    #[test]
+    fn every_registered_algorithm_builds_with_defaults() {
+        for info in algorithms() {
+            let cc = build(info.name, &BTreeMap::new(), &cfg()).unwrap();
+            assert_eq!(cc.name(), info.name);
+            assert!(cc.cwnd() >= 1000);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Reno (RFC 5681) and NewReno (RFC 6582) window management.
+//!
+//! State machine: `slow_start` (cwnd < ssthresh) -> `congestion_avoidance`; a loss detected by
+//! duplicate ACKs moves to `recovery` (ssthresh = cwnd = max(FlightSize/2, 2 SMSS), RFC 5681
+//! eq. 4; the sender inflates by 3 SMSS and per further duplicate ACK when SACK is off) and back to
+//! congestion avoidance with cwnd = ssthresh when recovery ends; a retransmission timeout sets
+//! ssthresh the same way and cwnd = 1 SMSS (the loss window), back into slow start.
+//!
+//! Reno and NewReno share this window arithmetic. They differ only in how the sender's recovery
+//! treats a partial ACK ([`PartialAckPolicy`]): Reno leaves recovery on the first new ACK, NewReno
+//! stays until the recovery point is acknowledged.
+//!
+//! Growth per new ACK, with `abc` = the RFC 3465 byte-counting limit L in segments:
+//! - slow start: cwnd += min(bytes_acked, L x SMSS) (L = 1 is RFC 5681, 2 is RFC 3465,
+//!   0 means no limit, as Linux counts every acknowledged segment);
+//! - congestion avoidance: with L = 1, cwnd += SMSS x SMSS / cwnd per ACK (RFC 5681 eq. 3); with
+//!   byte counting (L != 1), cwnd += SMSS each time a window's worth of bytes has been acked
+//!   (RFC 3465 section 2.1).
+
+use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenoVariant {
+    Reno,
+    NewReno,
+}
+
+#[derive(Clone, Debug)]
+pub struct Reno {
+    variant: RenoVariant,
+    mss: u64,
+    /// RFC 3465 limit L in segments; 0 = unlimited.
+    abc: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    /// Bytes acknowledged in congestion avoidance since cwnd last grew (byte counting).
+    bytes_acked_in_ca: u64,
+    in_recovery: bool,
+}
+
+impl Reno {
+    pub fn new(variant: RenoVariant, mss: u64, initial_cwnd: u64, initial_ssthresh: u64, abc: u64) -> Self {
+        Reno {
+            variant,
+            mss,
+            abc,
+            cwnd: initial_cwnd.max(mss),
+            ssthresh: initial_ssthresh,
+            bytes_acked_in_ca: 0,
+            in_recovery: false,
+        }
+    }
+
+    /// RFC 5681 eq. 4: half the data in flight, at least two segments.
+    fn halved(&self, flight_size: u64) -> u64 {
+        (flight_size / 2).max(2 * self.mss)
+    }
+
+    fn slow_start(&mut self, bytes_acked: u64) -> u64 {
+        let limit = if self.abc == 0 { u64::MAX } else { self.abc * self.mss };
+        let room = self.ssthresh.saturating_sub(self.cwnd);
+        let grow = bytes_acked.min(limit).min(room);
+        self.cwnd += grow;
+        // What slow start did not use is carried into congestion avoidance (Linux tcp_slow_start).
+        if grow < bytes_acked.min(limit) { bytes_acked - grow } else { 0 }
+    }
+
+    fn congestion_avoidance(&mut self, bytes_acked: u64) {
+        if bytes_acked == 0 {
+            return;
+        }
+        if self.abc == 1 {
+            self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
+        } else {
+            self.bytes_acked_in_ca += bytes_acked;
+            while self.bytes_acked_in_ca >= self.cwnd {
+                self.bytes_acked_in_ca -= self.cwnd;
+                self.cwnd += self.mss;
+            }
+        }
+    }
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        match self.variant {
+            RenoVariant::Reno => "reno",
+            RenoVariant::NewReno => "newreno",
+        }
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent) {
+        if self.in_recovery || ev.bytes_acked == 0 || !ev.cwnd_limited {
+            return;
+        }
+        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev.bytes_acked) } else { ev.bytes_acked };
+        if self.cwnd >= self.ssthresh {
+            self.congestion_avoidance(leftover);
+        }
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent) {
+        self.ssthresh = self.halved(ev.flight_size);
+        self.cwnd = self.ssthresh;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = true;
+    }
+
+    fn on_recovery_exit(&mut self, _ev: &RecoveryExitEvent) {
+        self.cwnd = self.ssthresh;
+        self.in_recovery = false;
+    }
+
+    fn on_rto(&mut self, ev: &RtoEvent) {
+        // RFC 5681 section 3.1: after repeated timeouts FlightSize would shrink ssthresh further; the
+        // RFC keeps the value from the first timeout.
+        if ev.consecutive <= 1 {
+            self.ssthresh = self.halved(ev.flight_size);
+        }
+        self.cwnd = self.mss;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = false;
+    }
+
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    fn phase(&self) -> &'static str {
+        if self.in_recovery {
+            "recovery"
+        } else if self.cwnd < self.ssthresh {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+    fn partial_ack_policy(&self) -> PartialAckPolicy {
+        match self.variant {
+            RenoVariant::Reno => PartialAckPolicy::EndsRecovery,
+            RenoVariant::NewReno => PartialAckPolicy::StayInRecovery,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Instant;
+
+    const MSS: u64 = 1000;
+
+    fn ack(bytes: u64) -> AckEvent {
+        AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
+    }
+
+    #[test]
+    fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 1);
+        cc.on_ack(&ack(2 * MSS)); // a delayed ACK covering two segments
+        assert_eq!(cc.cwnd(), 11 * MSS);
+    }
+
+    #[test]
+    fn slow_start_counts_bytes_up_to_limit() {
+        let mut abc2 = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 2);
+        abc2.on_ack(&ack(3 * MSS));
+        assert_eq!(abc2.cwnd(), 12 * MSS);
+        let mut linux = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 0);
+        linux.on_ack(&ack(3 * MSS));
+        assert_eq!(linux.cwnd(), 13 * MSS);
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_carries_leftover() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, 11 * MSS, 0);
+        cc.on_ack(&ack(2 * MSS));
+        assert_eq!(cc.cwnd(), 11 * MSS);
+        assert_eq!(cc.phase(), "congestion_avoidance");
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_segment_per_window() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, 10 * MSS, 1);
+        for _ in 0..10 {
+            cc.on_ack(&ack(MSS));
+        }
+        // Ten ACKs of one segment each at cwnd ~ 10 segments: about +1 segment.
+        assert!(cc.cwnd() >= 10 * MSS + 950 && cc.cwnd() <= 11 * MSS, "{}", cc.cwnd());
+    }
+
+    #[test]
+    fn byte_counting_in_congestion_avoidance_grows_exactly_once_per_window() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, 10 * MSS, 2);
+        for _ in 0..5 {
+            cc.on_ack(&ack(2 * MSS));
+        }
+        assert_eq!(cc.cwnd(), 11 * MSS);
+        cc.on_ack(&ack(MSS));
+        assert_eq!(cc.cwnd(), 11 * MSS);
+    }
+
+    #[test]
+    fn fast_recovery_halves_flight_and_restores_ssthresh_on_exit() {
+        // Reference vector: FlightSize 20 segments -> ssthresh 10 (RFC 5681 eq. 4).
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 20 * MSS, u64::MAX, 1);
+        cc.on_congestion(&CongestionEvent { flight_size: 20 * MSS, ..Default::default() });
+        assert_eq!(cc.ssthresh(), 10 * MSS);
+        assert_eq!(cc.phase(), "recovery");
+        cc.on_ack(&ack(MSS));
+        assert_eq!(cc.cwnd(), 10 * MSS, "no growth during recovery");
+        cc.on_recovery_exit(&RecoveryExitEvent::default());
+        assert_eq!(cc.cwnd(), 10 * MSS);
+        assert_eq!(cc.phase(), "congestion_avoidance");
+    }
+
+    #[test]
+    fn ssthresh_never_below_two_segments() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 3 * MSS, u64::MAX, 1);
+        cc.on_congestion(&CongestionEvent { flight_size: MSS, ..Default::default() });
+        assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn rto_collapses_to_one_segment_and_keeps_first_ssthresh() {
+        let mut cc = Reno::new(RenoVariant::Reno, MSS, 40 * MSS, u64::MAX, 1);
+        cc.on_rto(&RtoEvent { flight_size: 40 * MSS, consecutive: 1, ..Default::default() });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
+        cc.on_rto(&RtoEvent { flight_size: MSS, consecutive: 2, ..Default::default() });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
+        assert_eq!(cc.phase(), "slow_start");
+    }
+
+    #[test]
+    fn no_growth_when_not_window_limited() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 1);
+        cc.on_ack(&AckEvent { bytes_acked: MSS, cwnd_limited: false, ..Default::default() });
+        assert_eq!(cc.cwnd(), 10 * MSS);
+    }
+
+    #[test]
+    fn variants_differ_only_in_partial_ack_policy() {
+        let reno = Reno::new(RenoVariant::Reno, MSS, MSS, u64::MAX, 1);
+        let newreno = Reno::new(RenoVariant::NewReno, MSS, MSS, u64::MAX, 1);
+        assert_eq!(reno.partial_ack_policy(), PartialAckPolicy::EndsRecovery);
+        assert_eq!(newreno.partial_ack_policy(), PartialAckPolicy::StayInRecovery);
+    }
+}

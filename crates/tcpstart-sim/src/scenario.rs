@@ -1,0 +1,475 @@
+//! Scenario description: the one place where user input is parsed and validated.
+//!
+//! TOML files and Python objects both arrive here as JSON-shaped data. Parsing is strict (unknown
+//! fields are errors) and every range check names the field and the allowed range, so the CLI and
+//! the Python API report the same one-line messages.
+
+use std::collections::BTreeMap;
+
+use core::time::Duration;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ScenarioError;
+use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
+
+/// A value written either as a number or as a string with a unit.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Quantity {
+    Number(f64),
+    Text(String),
+}
+
+impl Quantity {
+    fn text(&self) -> String {
+        match self {
+            Quantity::Number(n) => n.to_string(),
+            Quantity::Text(t) => t.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub seed: Option<u64>,
+    /// Simulated time limit; required when a flow is unlimited.
+    pub duration: Option<Quantity>,
+    pub network: RawNetwork,
+    #[serde(default)]
+    pub tcp: RawTcp,
+    pub flows: Vec<RawFlow>,
+    #[serde(default)]
+    pub trace: RawTrace,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawNetwork {
+    pub rate: Option<Quantity>,
+    pub reverse_rate: Option<Quantity>,
+    /// Base round-trip time of the path (propagation only); alternative to `delay`.
+    pub rtt: Option<Quantity>,
+    /// One-way propagation delay of the bottleneck link; alternative to `rtt`.
+    pub delay: Option<Quantity>,
+    pub queue: Option<Quantity>,
+    pub reverse_queue: Option<Quantity>,
+    pub loss: Option<f64>,
+    pub reverse_loss: Option<f64>,
+    pub access_rate: Option<Quantity>,
+    pub access_delay: Option<Quantity>,
+    pub access_queue: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTcp {
+    pub mss: Option<u32>,
+    pub initial_window: Option<Quantity>,
+    pub initial_ssthresh: Option<Quantity>,
+    pub sack: Option<bool>,
+    pub timestamps: Option<bool>,
+    pub window_scaling: Option<bool>,
+    pub rcv_buf: Option<Quantity>,
+    pub delayed_ack: Option<bool>,
+    pub delack_count: Option<u32>,
+    pub delack_timeout: Option<Quantity>,
+    pub rto_initial: Option<Quantity>,
+    pub rto_min: Option<Quantity>,
+    pub rto_max: Option<Quantity>,
+    pub clock_granularity: Option<Quantity>,
+    pub fast_retransmit: Option<bool>,
+    pub limited_transmit: Option<bool>,
+    pub dupthresh: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFlow {
+    pub algorithm: Option<String>,
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    /// Bytes to transfer; omitted or "unlimited" for a bulk flow that never ends.
+    pub size: Option<Quantity>,
+    pub start: Option<Quantity>,
+    /// Number of identical flows this entry stands for (each gets its own host pair).
+    pub count: Option<u32>,
+    pub access_rate: Option<Quantity>,
+    pub access_delay: Option<Quantity>,
+    #[serde(default)]
+    pub tcp: RawTcp,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrace {
+    /// Minimum spacing of per-flow samples (a phase change is always recorded).
+    pub interval: Option<Quantity>,
+    pub queue_interval: Option<Quantity>,
+    pub packets: Option<bool>,
+    /// Links whose packets are written to a pcap file.
+    #[serde(default)]
+    pub pcap: Vec<String>,
+}
+
+/// A drop-tail limit, in packets or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Network {
+    pub rate_bps: f64,
+    pub reverse_rate_bps: f64,
+    /// One-way propagation delay of each bottleneck direction.
+    pub delay: Duration,
+    pub queue: Limit,
+    pub reverse_queue: Limit,
+    pub loss: f64,
+    pub reverse_loss: f64,
+    pub access_queue: Limit,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpConfig {
+    pub mss: u32,
+    pub initial_window: u64,
+    pub initial_ssthresh: u64,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub window_scaling: bool,
+    pub rcv_buf: u64,
+    pub delayed_ack: bool,
+    pub delack_count: u32,
+    pub delack_timeout: Duration,
+    pub rto_initial: Duration,
+    pub rto_min: Duration,
+    pub rto_max: Duration,
+    pub clock_granularity: Duration,
+    pub fast_retransmit: bool,
+    pub limited_transmit: bool,
+    pub dupthresh: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSpec {
+    pub algorithm: String,
+    pub params: BTreeMap<String, f64>,
+    /// `None` = unlimited.
+    pub size: Option<u64>,
+    pub start: Duration,
+    pub access_rate_bps: f64,
+    pub access_delay: Duration,
+    pub tcp: TcpConfig,
+}
+
+impl FlowSpec {
+    /// Round-trip propagation delay of this flow's path (both access links, both directions).
+    pub fn base_rtt(&self, net: &Network) -> Duration {
+        2 * (net.delay + 2 * self.access_delay)
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceSpec {
+    pub interval: Duration,
+    pub queue_interval: Duration,
+    pub packets: bool,
+    pub pcap: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    pub seed: u64,
+    pub duration: Option<Duration>,
+    pub network: Network,
+    /// One entry per flow (a `count` in the input is expanded here).
+    pub flows: Vec<FlowSpec>,
+    pub trace: TraceSpec,
+}
+
+/// Parses and validates a scenario given as JSON text.
+pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        let message = e.inner().to_string();
+        // serde_json appends " at line L column C", which means nothing to a TOML or Python user.
+        let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+        ScenarioError::new(if field == "." { String::new() } else { field }, message)
+    })?;
+    raw.validate()
+}
+
+fn rate(field: &str, q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
+    let v = match q {
+        Quantity::Number(n) => *n,
+        Quantity::Text(t) => parse_rate(t).map_err(|m| ScenarioError::new(field, m))?,
+    };
+    if !(v >= min && v <= max) {
+        return Err(ScenarioError::new(field, format!("must be between {} and {}, got {}", fmt_rate(min), fmt_rate(max), q.text())));
+    }
+    Ok(v)
+}
+
+fn fmt_rate(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{}Gbps", bps / 1e9)
+    } else if bps >= 1e6 {
+        format!("{}Mbps", bps / 1e6)
+    } else if bps >= 1e3 {
+        format!("{}Kbps", bps / 1e3)
+    } else {
+        format!("{bps}bps")
+    }
+}
+
+fn time(field: &str, q: &Quantity, min: Duration, max: Duration) -> Result<Duration, ScenarioError> {
+    let d = match q {
+        Quantity::Number(_) => {
+            return Err(ScenarioError::new(field, format!("give a unit, e.g. \"{}ms\" or \"{}s\"", q.text(), q.text())))
+        }
+        Quantity::Text(t) => parse_time(t).map_err(|m| ScenarioError::new(field, m))?,
+    };
+    if d < min || d > max {
+        return Err(ScenarioError::new(field, format!("must be between {min:?} and {max:?}, got {}", q.text())));
+    }
+    Ok(d)
+}
+
+fn bytes(field: &str, q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
+    let v = match q {
+        Quantity::Number(n) => *n,
+        Quantity::Text(t) => parse_bytes(t).map_err(|m| ScenarioError::new(field, m))?,
+    };
+    if !(v >= min && v <= max) {
+        return Err(ScenarioError::new(field, format!("must be between {min} and {max} bytes, got {}", q.text())));
+    }
+    Ok(v.round() as u64)
+}
+
+fn fraction(field: &str, v: f64) -> Result<f64, ScenarioError> {
+    if !(0.0..1.0).contains(&v) {
+        return Err(ScenarioError::new(field, format!("must be a probability in [0, 1), got {v}")));
+    }
+    Ok(v)
+}
+
+fn in_range<T: PartialOrd + std::fmt::Display + Copy>(field: &str, v: T, min: T, max: T) -> Result<T, ScenarioError> {
+    if v < min || v > max {
+        return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {v}")));
+    }
+    Ok(v)
+}
+
+const MAX_TIME: Duration = Duration::from_secs(100_000);
+
+impl RawTcp {
+    /// Fields set here win over `base`.
+    fn over(&self, base: &RawTcp) -> RawTcp {
+        macro_rules! pick {
+            ($($f:ident),*) => { RawTcp { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
+        }
+        pick!(
+            mss, initial_window, initial_ssthresh, sack, timestamps, window_scaling, rcv_buf, delayed_ack,
+            delack_count, delack_timeout, rto_initial, rto_min, rto_max, clock_granularity, fast_retransmit,
+            limited_transmit, dupthresh
+        )
+    }
+
+    fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
+        let f = |name: &str| format!("{at}.{name}");
+        let t = |name: &str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
+            time(&f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
+        };
+        let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
+        let initial_window = match &self.initial_window {
+            None => 10 * mss as u64,
+            Some(Quantity::Number(n)) => {
+                let segs = in_range(&f("initial_window"), *n, 1.0, 100_000.0)?;
+                if segs.fract() != 0.0 {
+                    return Err(ScenarioError::new(f("initial_window"), format!("a number of segments must be whole, got {n}")));
+                }
+                segs as u64 * mss as u64
+            }
+            Some(q) => bytes(&f("initial_window"), q, mss as f64, 1e10)?,
+        };
+        let initial_ssthresh = match &self.initial_ssthresh {
+            None => u64::MAX,
+            Some(Quantity::Text(s)) if s == "inf" || s == "infinite" => u64::MAX,
+            Some(Quantity::Number(n)) => in_range(&f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
+            Some(q) => bytes(&f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
+        };
+        let rto_min = t("rto_min", &self.rto_min, "1s", Duration::from_micros(1), MAX_TIME)?;
+        let rto_max = t("rto_max", &self.rto_max, "60s", rto_min, MAX_TIME)?;
+        Ok(TcpConfig {
+            mss,
+            initial_window,
+            initial_ssthresh,
+            sack: self.sack.unwrap_or(true),
+            timestamps: self.timestamps.unwrap_or(true),
+            window_scaling: self.window_scaling.unwrap_or(true),
+            rcv_buf: bytes(&f("rcv_buf"), self.rcv_buf.as_ref().unwrap_or(&Quantity::Text("16MB".into())), mss as f64, 1e12)?,
+            delayed_ack: self.delayed_ack.unwrap_or(true),
+            delack_count: in_range(&f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
+            delack_timeout: t("delack_timeout", &self.delack_timeout, "200ms", Duration::from_micros(1), Duration::from_millis(500))?,
+            rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
+            rto_min,
+            rto_max,
+            clock_granularity: t("clock_granularity", &self.clock_granularity, "1ms", Duration::ZERO, Duration::from_secs(1))?,
+            fast_retransmit: self.fast_retransmit.unwrap_or(true),
+            limited_transmit: self.limited_transmit.unwrap_or(true),
+            dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
+        })
+    }
+}
+
+fn limit(field: &str, q: &Quantity, bdp_bytes: f64, mtu: f64) -> Result<Limit, ScenarioError> {
+    let parsed = match q {
+        Quantity::Number(n) => QueueLimit::Packets(*n),
+        Quantity::Text(t) => parse_queue(t).map_err(|m| ScenarioError::new(field, m))?,
+    };
+    let out = match parsed {
+        QueueLimit::Packets(p) if p >= 1.0 && p.fract() == 0.0 && p <= 1e9 => Limit::Packets(p as u64),
+        QueueLimit::Packets(p) => {
+            return Err(ScenarioError::new(field, format!("must hold a whole number of packets between 1 and 1e9, got {p}")))
+        }
+        QueueLimit::Bytes(b) if b >= mtu && b <= 1e13 => Limit::Bytes(b as u64),
+        QueueLimit::Bytes(b) => {
+            return Err(ScenarioError::new(field, format!("must hold at least one packet ({mtu} bytes), got {b} bytes")))
+        }
+        QueueLimit::Bdp(x) if x > 0.0 && x <= 1e4 => Limit::Packets(((x * bdp_bytes / mtu).round() as u64).max(1)),
+        QueueLimit::Bdp(x) => return Err(ScenarioError::new(field, format!("must be more than 0 and at most 1e4 BDP, got {x}"))),
+    };
+    Ok(out)
+}
+
+impl RawScenario {
+    pub fn validate(&self) -> Result<Scenario, ScenarioError> {
+        let n = &self.network;
+        let rate_bps = rate(
+            "network.rate",
+            n.rate.as_ref().ok_or_else(|| ScenarioError::new("network.rate", "is required, e.g. \"20Mbps\""))?,
+            1e3,
+            1e13,
+        )?;
+        let reverse_rate_bps = match &n.reverse_rate {
+            Some(q) => rate("network.reverse_rate", q, 1e3, 1e13)?,
+            None => rate_bps,
+        };
+        let access_rate_bps = match &n.access_rate {
+            Some(q) => rate("network.access_rate", q, 1e3, 1e13)?,
+            None => (10.0 * rate_bps).max(1e9),
+        };
+        let access_delay = match &n.access_delay {
+            Some(q) => time("network.access_delay", q, Duration::ZERO, MAX_TIME)?,
+            None => Duration::ZERO,
+        };
+        let delay = match (&n.rtt, &n.delay) {
+            (Some(_), Some(_)) => return Err(ScenarioError::new("network.rtt", "give either rtt or delay, not both")),
+            (Some(q), None) => {
+                let rtt = time("network.rtt", q, Duration::from_micros(1), MAX_TIME)?;
+                let half = rtt / 2;
+                half.checked_sub(2 * access_delay).ok_or_else(|| {
+                    ScenarioError::new("network.rtt", format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay))
+                })?
+            }
+            (None, Some(q)) => time("network.delay", q, Duration::ZERO, MAX_TIME)?,
+            (None, None) => return Err(ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\"")),
+        };
+        if self.flows.is_empty() {
+            return Err(ScenarioError::new("flows", "at least one flow is required"));
+        }
+        let base_tcp = self.tcp.resolve("tcp")?;
+        let mtu = base_tcp.mss as f64 + 40.0;
+        let base_rtt = 2.0 * (delay + 2 * access_delay).as_secs_f64();
+        let bdp = rate_bps / 8.0 * base_rtt;
+        let default_queue = Quantity::Text("1bdp".into());
+        let queue = limit("network.queue", n.queue.as_ref().unwrap_or(&default_queue), bdp, mtu)?;
+        let network = Network {
+            rate_bps,
+            reverse_rate_bps,
+            delay,
+            queue,
+            reverse_queue: match &n.reverse_queue {
+                Some(q) => limit("network.reverse_queue", q, bdp, mtu)?,
+                None => queue,
+            },
+            loss: fraction("network.loss", n.loss.unwrap_or(0.0))?,
+            reverse_loss: fraction("network.reverse_loss", n.reverse_loss.unwrap_or(0.0))?,
+            access_queue: limit("network.access_queue", n.access_queue.as_ref().unwrap_or(&Quantity::Number(10_000.0)), bdp, mtu)?,
+        };
+
+        let mut flows = Vec::new();
+        for (i, raw) in self.flows.iter().enumerate() {
+            let at = format!("flows[{i}]");
+            let algorithm = raw.algorithm.clone().unwrap_or_else(|| "newreno".into());
+            tcpstart_cc::registry::resolve_params(&algorithm, &raw.params).map_err(|e| {
+                let field = if e.key == algorithm { format!("{at}.algorithm") } else { format!("{at}.params.{}", e.key) };
+                ScenarioError::new(field, e.message)
+            })?;
+            let size = match &raw.size {
+                None => None,
+                Some(Quantity::Text(t)) if t == "unlimited" || t == "inf" => None,
+                Some(q) => Some(bytes(&format!("{at}.size"), q, 1.0, 1e15)?),
+            };
+            let start = match &raw.start {
+                Some(q) => time(&format!("{at}.start"), q, Duration::ZERO, MAX_TIME)?,
+                None => Duration::ZERO,
+            };
+            let count = in_range(&format!("{at}.count"), raw.count.unwrap_or(1), 1, 100_000)?;
+            let spec = FlowSpec {
+                algorithm,
+                params: raw.params.clone(),
+                size,
+                start,
+                access_rate_bps: match &raw.access_rate {
+                    Some(q) => rate(&format!("{at}.access_rate"), q, 1e3, 1e13)?,
+                    None => access_rate_bps,
+                },
+                access_delay: match &raw.access_delay {
+                    Some(q) => time(&format!("{at}.access_delay"), q, Duration::ZERO, MAX_TIME)?,
+                    None => access_delay,
+                },
+                tcp: raw.tcp.over(&self.tcp).resolve(&format!("{at}.tcp"))?,
+            };
+            flows.extend(std::iter::repeat(spec).take(count as usize));
+        }
+
+        let duration = match &self.duration {
+            Some(q) => Some(time("duration", q, Duration::from_nanos(1), MAX_TIME)?),
+            None => None,
+        };
+        if duration.is_none() {
+            if let Some(i) = self.flows.iter().position(|f| matches!(&f.size, None) || matches!(&f.size, Some(Quantity::Text(t)) if t == "unlimited" || t == "inf")) {
+                return Err(ScenarioError::new("duration", format!("is required because flows[{i}] has no size (unlimited)")));
+            }
+        }
+
+        let tr = &self.trace;
+        let trace = TraceSpec {
+            interval: match &tr.interval {
+                Some(q) => time("trace.interval", q, Duration::ZERO, MAX_TIME)?,
+                None => Duration::from_millis(1),
+            },
+            queue_interval: match &tr.queue_interval {
+                Some(q) => time("trace.queue_interval", q, Duration::ZERO, MAX_TIME)?,
+                None => Duration::from_millis(1),
+            },
+            packets: tr.packets.unwrap_or(false),
+            pcap: tr.pcap.clone(),
+        };
+        let scenario = Scenario { seed: self.seed.unwrap_or(1), duration, network, flows, trace };
+        for (i, name) in scenario.trace.pcap.iter().enumerate() {
+            if !crate::topology::link_names(scenario.flows.len()).iter().any(|l| l == name) {
+                return Err(ScenarioError::new(
+                    format!("trace.pcap[{i}]"),
+                    format!("unknown link {name:?}; links are bottleneck, bottleneck_rev, sender<i>_out, sender<i>_in, receiver<i>_in, receiver<i>_out (i = 0..{})", scenario.flows.len() - 1),
+                ));
+            }
+        }
+        Ok(scenario)
+    }
+}

@@ -1,0 +1,129 @@
+//! Human unit strings: rates ("20Mbps"), times ("200ms"), sizes ("1MB", "64KiB"), and queue
+//! limits that may also be given in packets ("100pkt") or bandwidth-delay products ("1bdp").
+//! Decimal prefixes are powers of 1000 (networking convention), binary ones (KiB) of 1024.
+
+use core::time::Duration;
+
+/// Splits "12.5Mbps" into (12.5, "Mbps").
+fn split_number(text: &str) -> Result<(f64, &str), String> {
+    let t = text.trim();
+    let end = t
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
+        .map(|(i, _)| i)
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(end);
+    let value: f64 = num.parse().map_err(|_| format!("expected a number followed by a unit, got {text:?}"))?;
+    if !value.is_finite() {
+        return Err(format!("{text:?} is not a finite number"));
+    }
+    Ok((value, unit.trim()))
+}
+
+fn unit_error(text: &str, allowed: &str) -> String {
+    format!("unrecognised unit in {text:?}; use one of {allowed}")
+}
+
+/// A rate in bits per second.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    let (v, unit) = split_number(text)?;
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "bps" => 1.0,
+        "kbps" => 1e3,
+        "mbps" => 1e6,
+        "gbps" => 1e9,
+        "tbps" => 1e12,
+        _ => return Err(unit_error(text, "bps, Kbps, Mbps, Gbps, Tbps")),
+    };
+    Ok(v * scale)
+}
+
+/// A duration; a bare number is rejected because seconds vs milliseconds is a classic mistake.
+pub fn parse_time(text: &str) -> Result<Duration, String> {
+    let (v, unit) = split_number(text)?;
+    let scale_ns = match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        _ => return Err(unit_error(text, "ns, us, ms, s, min")),
+    };
+    if v < 0.0 {
+        return Err(format!("{text:?} is negative"));
+    }
+    Ok(Duration::from_nanos((v * scale_ns).round() as u64))
+}
+
+/// A size in bytes.
+pub fn parse_bytes(text: &str) -> Result<f64, String> {
+    let (v, unit) = split_number(text)?;
+    let scale = size_scale(unit).ok_or_else(|| unit_error(text, "B, KB, MB, GB, KiB, MiB, GiB"))?;
+    Ok(v * scale)
+}
+
+fn size_scale(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "B" | "b" | "bytes" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+/// A queue limit as written by the user, before the path's BDP is known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueueLimit {
+    Packets(f64),
+    Bytes(f64),
+    Bdp(f64),
+}
+
+pub fn parse_queue(text: &str) -> Result<QueueLimit, String> {
+    let (v, unit) = split_number(text)?;
+    match unit {
+        "" | "pkt" | "pkts" | "packets" | "p" => Ok(QueueLimit::Packets(v)),
+        "bdp" | "BDP" => Ok(QueueLimit::Bdp(v)),
+        other => size_scale(other)
+            .map(|s| QueueLimit::Bytes(v * s))
+            .ok_or_else(|| unit_error(text, "pkt, bdp, B, KB, MB, KiB, MiB")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("20Mbps").unwrap(), 20e6);
+        assert_eq!(parse_rate("1.544 Mbps").unwrap(), 1.544e6);
+        assert_eq!(parse_rate("10gbps").unwrap(), 10e9);
+        assert!(parse_rate("20MB").unwrap_err().contains("Mbps"));
+        assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("200ms").unwrap(), Duration::from_millis(200));
+        assert_eq!(parse_time("0.11674s").unwrap(), Duration::from_nanos(116_740_000));
+        assert_eq!(parse_time("5us").unwrap(), Duration::from_micros(5));
+        assert!(parse_time("200").unwrap_err().contains("ms"));
+        assert!(parse_time("-1s").is_err());
+    }
+
+    #[test]
+    fn sizes_and_queues() {
+        assert_eq!(parse_bytes("1MB").unwrap(), 1e6);
+        assert_eq!(parse_bytes("64KiB").unwrap(), 65536.0);
+        assert_eq!(parse_queue("1bdp").unwrap(), QueueLimit::Bdp(1.0));
+        assert_eq!(parse_queue("100pkt").unwrap(), QueueLimit::Packets(100.0));
+        assert_eq!(parse_queue("100").unwrap(), QueueLimit::Packets(100.0));
+        assert_eq!(parse_queue("150KB").unwrap(), QueueLimit::Bytes(150e3));
+        assert!(parse_queue("3 cups").is_err());
+    }
+}
