@@ -1,0 +1,319 @@
+"""The `tcpstart` command: compare, run, plot, algorithms, validate.
+
+User mistakes (bad options, bad scenario files, unwritable folders) end with one line on stderr,
+`tcpstart: error: <what and where>`, and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Optional, Sequence
+
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from tcpstart import plot
+from tcpstart._files import atomic_directory
+from tcpstart.results import Result
+from tcpstart.run import algorithms, run
+from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
+
+console = Console()
+
+# Options whose values may start with "-": argparse would take "-5Mbps" for an option, but a
+# negative rate is a value the core should explain.
+VALUE_OPTIONS = ("--rate", "--rtt", "--queue", "--size", "--duration")
+
+# The compare option each scenario field comes from, to name the option in error messages.
+COMPARE_OPTIONS = {
+    "network.rate": "--rate",
+    "network.rtt": "--rtt",
+    "network.queue": "--queue",
+    "flows.size": "--size",
+    "duration": "--duration",
+    "seed": "--seed",
+}
+
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        # One line like every other error; the usage is one --help away.
+        self.exit(2, f"tcpstart: error: {message} (see '{self.prog} --help')\n")
+
+
+def _value(text: Optional[str]) -> Any:
+    """A bare number on the command line means what it means in a TOML file (--queue 100 = 100 packets)."""
+    if text is None or not NUMBER.fullmatch(text):
+        return text
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _glue_negative_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in VALUE_OPTIONS and re.match(r"-[\d.]", arg):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
+@contextlib.contextmanager
+def _in_file(path: str) -> Iterator[None]:
+    """Prefixes scenario errors with the file they are about."""
+    try:
+        yield
+    except ScenarioError as e:
+        raise ScenarioError(f"{path}: {e}") from None
+
+
+def _secs(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:.3f} s"
+
+
+def _mbps(bps: Optional[float]) -> str:
+    return "-" if bps is None else f"{bps / 1e6:.2f} Mbps"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "_", text)
+
+
+# --- compare ---------------------------------------------------------------------------------
+
+
+def _compare_error(e: ScenarioError, scenario: Scenario) -> ScenarioError:
+    """Renames a scenario field in a core error to the compare option it came from."""
+    field, _, message = str(e).partition(": ")
+    m = re.fullmatch(r"flows\[(\d+)\]\.(\w+)", field)
+    if m and m[2] == "algorithm":
+        return ScenarioError(f"--algos: {scenario.flows[int(m[1])].algorithm!r}: {message}")
+    option = COMPARE_OPTIONS.get(f"flows.{m[2]}" if m else field)
+    return ScenarioError(f"{option}: {message}" if option else str(e))
+
+
+def _compare_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
+    rows = []
+    for result in results.values():
+        links = result.raw_summary["links"]
+        peak = next(link["max_queue_packets"] for link in links if link["name"] == "bottleneck")
+        for f in result.raw_summary["flows"]:
+            rows.append(
+                {
+                    "algorithm": f["algorithm"],
+                    "completion_time_s": f["completion_time"],
+                    "goodput_bps": f["goodput_bps"],
+                    "time_to_bdp_s": f["time_to_bdp"],
+                    "peak_queue_packets": peak,
+                    "drops": f["drops"],
+                    "retransmissions": f["retransmissions"],
+                }
+            )
+    return rows
+
+
+def _compare_plots(results: dict[str, Result], shared: bool, directory: Path) -> None:
+    if shared:
+        (result,) = results.values()
+        cwnd, queue = result.plot("cwnd"), result.plot("queue")
+    else:
+        # Separate runs: one line per run, named by its algorithm, in the same figure.
+        names = list(results)
+        flows = pl.concat([r.flows.with_columns(flow=pl.lit(i, pl.Int64)) for i, r in enumerate(results.values())])
+        queues = pl.concat(
+            [r.queues.filter(pl.col("link") == "bottleneck").with_columns(link=pl.lit(n)) for n, r in results.items()]
+        )
+        bdp = next(iter(results.values())).raw_summary["flows"][0]["bdp_bytes"]
+        cwnd = plot.cwnd(flows, dict(enumerate(names)), bdp=bdp)
+        queue = plot.queue(queues)
+        queue.axes[0].set_title("Bottleneck queue length")
+    cwnd.savefig(directory / "cwnd.png", dpi=120)
+    queue.savefig(directory / "queue.png", dpi=120)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    names = [a["name"] for a in algorithms()] if args.algos is None else args.algos.split(",")
+    # Each algorithm once, in the order given.
+    algos = list(dict.fromkeys(a.strip() for a in names if a.strip()))
+    if not algos:
+        raise ScenarioError("--algos: give at least one algorithm name, e.g. --algos reno,newreno")
+    network = Dumbbell(rate=_value(args.rate), rtt=_value(args.rtt), queue=_value(args.queue))
+    common = dict(duration=_value(args.duration), seed=args.seed)
+    size = _value(args.size)
+    if args.shared:
+        scenarios = {"shared": Scenario(network, [Flow(a, size=size) for a in algos], **common)}
+    else:
+        scenarios = {a: Scenario(network, [Flow(a, size=size)], **common) for a in algos}
+    for scenario in scenarios.values():
+        try:
+            validate(scenario.to_dict())
+        except ScenarioError as e:
+            raise _compare_error(e, scenario) from None
+
+    how = "sharing one bottleneck" if args.shared else "each alone on its own bottleneck"
+    console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}")
+    results = {name: run(s) for name, s in scenarios.items()}
+    rows = _compare_rows(results)
+
+    out = Path(args.out or f"tcpstart-out/compare-{_slug(args.rate)}-{_slug(args.rtt)}-{_slug(args.size)}"
+               + ("-shared" if args.shared else ""))
+    with atomic_directory(out) as tmp:
+        pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp / "compare.csv")
+        for name, result in results.items():
+            # A shared run is one result; separate runs get a folder per algorithm.
+            folder = tmp if args.shared else tmp / name
+            folder.mkdir(exist_ok=True)
+            result.write_into(folder)
+        _compare_plots(results, args.shared, tmp)
+
+    table = Table("algorithm", "completion", "goodput", "time to BDP", "peak queue", "drops", "retrans")
+    for r in rows:
+        table.add_row(
+            r["algorithm"],
+            _secs(r["completion_time_s"]),
+            _mbps(r["goodput_bps"]),
+            _secs(r["time_to_bdp_s"]),
+            f"{r['peak_queue_packets']} pkt",
+            str(r["drops"]),
+            str(r["retransmissions"]),
+        )
+    console.print(table)
+    console.print(f"results in {out}/")
+    return 0
+
+
+# --- run, plot, algorithms, validate ---------------------------------------------------------
+
+
+def _summary_table(result: Result) -> Table:
+    table = Table("flow", "algorithm", "completion", "goodput", "max cwnd", "slow start ended", "retrans", "timeouts", "drops")
+    for f in result.raw_summary["flows"]:
+        table.add_row(
+            str(f["id"]),
+            f["algorithm"],
+            _secs(f["completion_time"]) if f["completed"] else "not completed",
+            _mbps(f["goodput_bps"]),
+            f"{f['max_cwnd'] / 1e3:.1f} KB",
+            _secs(f["ss_exit_time"]),
+            str(f["retransmissions"]),
+            str(f["timeouts"]),
+            str(f["drops"]),
+        )
+    return table
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    scenario = read_toml(args.scenario)
+    trace = scenario.setdefault("trace", {})
+    # A malformed [trace] is left for the core to report.
+    if isinstance(trace, dict):
+        if args.packets:
+            trace["packets"] = True
+        if args.pcap and isinstance(trace.get("pcap", []), list):
+            trace["pcap"] = list(dict.fromkeys([*trace.get("pcap", []), *args.pcap]))
+    with _in_file(args.scenario):
+        result = run(scenario)
+    out = Path(args.out or f"tcpstart-out/{Path(args.scenario).stem}")
+    result.save(out)
+    console.print(_summary_table(result))
+    invariants = result.raw_summary["invariants"]
+    if not invariants["ok"]:
+        print(f"tcpstart: warning: packet accounting does not add up (a simulator bug): {invariants}", file=sys.stderr)
+    console.print(f"results in {out}/")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    for path in plot.plot_dir(args.dir):
+        console.print(str(path))
+    return 0
+
+
+def cmd_algorithms(args: argparse.Namespace) -> int:
+    algos = algorithms()
+    if args.json:
+        print(json.dumps(algos, indent=2))
+        return 0
+    table = Table("algorithm", "description", "parameters (default, range)", show_lines=True)
+    for a in algos:
+        params = "\n".join(
+            f"{p['name']} = {p['default']:g}  [{p['min']:g}, {p['max']:g}]{' integer' if p['integer'] else ''}\n  {p['doc']}"
+            for p in a["params"]
+        )
+        table.add_row(a["name"], f"{a['summary']}\n({a['reference']})", params or "-")
+    console.print(table)
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    scenario = read_toml(args.scenario)
+    with _in_file(args.scenario):
+        resolved = validate(scenario)
+    print(json.dumps(resolved, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tcpstart", description="Packet-level TCP simulator for studying slow start.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = commands.add_parser("compare", help="run each algorithm on the same dumbbell and compare them")
+    p.add_argument("--rate", default="20Mbps", help="bottleneck rate (default: %(default)s)")
+    p.add_argument("--rtt", default="200ms", help="base round-trip time (default: %(default)s)")
+    p.add_argument("--queue", default="1bdp", help="bottleneck queue: 100pkt, 150KB or 1bdp (default: %(default)s)")
+    p.add_argument("--size", default="1MB", help="bytes per flow, or 'unlimited' with --duration (default: %(default)s)")
+    p.add_argument("--algos", help="comma-separated algorithm names (default: all)")
+    p.add_argument("--shared", action="store_true", help="all flows share one bottleneck in one run")
+    p.add_argument("--duration", help="simulated time limit, e.g. 30s")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
+    p.set_defaults(func=cmd_compare)
+
+    p = commands.add_parser("run", help="run a scenario file and save its results")
+    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p.add_argument("--out", metavar="DIR", help="output folder (default: tcpstart-out/SCENARIO)")
+    p.add_argument("--packets", action="store_true", help="record every packet event (packets.parquet)")
+    p.add_argument("--pcap", nargs="+", metavar="LINK", help="write LINK.pcap, e.g. bottleneck sender0_out")
+    p.set_defaults(func=cmd_run)
+
+    p = commands.add_parser("plot", help="draw cwnd, inflight, rtt, seq and queue PNGs of a result folder")
+    p.add_argument("dir", metavar="DIR")
+    p.set_defaults(func=cmd_plot)
+
+    p = commands.add_parser("algorithms", help="list the congestion-control algorithms and their parameters")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.set_defaults(func=cmd_algorithms)
+
+    p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
+    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p.set_defaults(func=cmd_validate)
+    return parser
+
+
+def _describe(e: Exception) -> str:
+    if isinstance(e, OSError) and e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return " ".join(str(e).split())
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(_glue_negative_values(sys.argv[1:] if argv is None else argv))
+    except SystemExit as e:  # usage errors and --help; argparse has printed its message
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as e:
+        print(f"tcpstart: error: {_describe(e)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

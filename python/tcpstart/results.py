@@ -1,0 +1,155 @@
+"""The outcome of a run: summary and time series as polars DataFrames, pcap files, saving, plots."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
+import polars as pl
+
+from tcpstart._files import atomic_directory
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+# The core reports an infinite ssthresh as u64::MAX; no real window comes near 2**62 bytes.
+INFINITE = 2**62
+
+FLOW_TYPES = {
+    "t": pl.Float64,
+    "flow": pl.Int64,
+    "cwnd": pl.Int64,
+    "ssthresh": pl.Int64,
+    "inflight": pl.Int64,
+    "srtt": pl.Float64,
+    "rtt": pl.Float64,
+    "pacing_rate": pl.Float64,
+    "delivered": pl.Int64,
+    "retransmissions": pl.Int64,
+    "phase": pl.String,
+}
+QUEUE_TYPES = {"t": pl.Float64, "link": pl.String, "packets": pl.Int64, "bytes": pl.Int64}
+PACKET_TYPES = {
+    "t": pl.Float64,
+    "flow": pl.Int64,
+    "event": pl.String,
+    "seq": pl.Int64,
+    "ack": pl.Int64,
+    "len": pl.Int64,
+    "link": pl.String,
+}
+
+
+def _frame(columns: dict[str, Any], types: dict[str, Any]) -> pl.DataFrame:
+    # Explicit types keep empty tables and parquet schemas the same from run to run.
+    known = {k: v for k, v in types.items() if k in columns}
+    return pl.DataFrame(columns, schema_overrides=known)
+
+
+@dataclass
+class Result:
+    """Everything a run produced.
+
+    `flows` has one row per sample of a flow's state (t, flow, cwnd, ssthresh, inflight, srtt,
+    rtt, pacing_rate, delivered, retransmissions, phase); times are in seconds, sizes in bytes,
+    a missing ssthresh (infinite) is null. `queues` samples each link's queue (t, link, packets,
+    bytes). `packets` has one row per packet event when tracing asked for it, else None.
+    """
+
+    raw_summary: Dict[str, Any]
+    flows: pl.DataFrame
+    queues: pl.DataFrame
+    packets: Optional[pl.DataFrame] = None
+    pcaps: Dict[str, bytes] = field(default_factory=dict)
+    scenario: Optional[Dict[str, Any]] = None
+    """The scenario as given to the core, kept so that saved results say how they were made."""
+
+    @classmethod
+    def from_core(cls, out: dict[str, Any], scenario: dict[str, Any] | None = None) -> Result:
+        flows = dict(out["flows"])
+        flows["ssthresh"] = [None if v >= INFINITE else v for v in flows["ssthresh"]]
+        packets = out.get("packets")
+        return cls(
+            raw_summary=json.loads(out["summary"]),
+            flows=_frame(flows, FLOW_TYPES),
+            queues=_frame(out["queues"], QUEUE_TYPES),
+            packets=None if packets is None else _frame(packets, PACKET_TYPES),
+            pcaps=dict(out.get("pcaps") or {}),
+            scenario=scenario,
+        )
+
+    @property
+    def summary(self) -> pl.DataFrame:
+        """One row per flow: completion time, goodput, retransmissions, slow-start exit, ..."""
+        return pl.DataFrame(self.raw_summary["flows"], infer_schema_length=None)
+
+    @property
+    def links(self) -> pl.DataFrame:
+        """One row per link: utilization, drops, queue occupancy."""
+        return pl.DataFrame(self.raw_summary["links"], infer_schema_length=None)
+
+    def save(self, directory: str | os.PathLike[str]) -> Path:
+        """Writes summary.json, scenario.json, flows/queues/packets.parquet and <link>.pcap.
+
+        The folder appears complete or not at all; an existing one is replaced only on success.
+        """
+        with atomic_directory(directory) as tmp:
+            self.write_into(tmp)
+        return Path(directory)
+
+    def write_into(self, directory: Path) -> None:
+        """Writes the files into an existing folder, without the all-or-nothing guarantee of save()."""
+        (directory / "summary.json").write_text(json.dumps(self.raw_summary, indent=2) + "\n")
+        if self.scenario is not None:
+            (directory / "scenario.json").write_text(json.dumps(self.scenario, indent=2, default=str) + "\n")
+        self.flows.write_parquet(directory / "flows.parquet")
+        self.queues.write_parquet(directory / "queues.parquet")
+        if self.packets is not None:
+            self.packets.write_parquet(directory / "packets.parquet")
+        for link, data in self.pcaps.items():
+            (directory / f"{link}.pcap").write_bytes(data)
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> Result:
+        """Reads a folder written by save()."""
+        d = Path(directory)
+        if not (d / "summary.json").is_file():
+            raise ValueError(f"{d}: not a tcpstart result folder (no summary.json)")
+        try:
+            packets = d / "packets.parquet"
+            scenario = d / "scenario.json"
+            return cls(
+                raw_summary=json.loads((d / "summary.json").read_text()),
+                flows=pl.read_parquet(d / "flows.parquet"),
+                queues=pl.read_parquet(d / "queues.parquet"),
+                packets=pl.read_parquet(packets) if packets.exists() else None,
+                pcaps={p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))},
+                scenario=json.loads(scenario.read_text()) if scenario.exists() else None,
+            )
+        except pl.exceptions.PolarsError as e:
+            raise ValueError(f"{d}: damaged result file: {str(e).splitlines()[0]}") from None
+
+    def flow_labels(self) -> dict[int, str]:
+        """Legend text for each flow id, e.g. {0: "0 newreno"}."""
+        return {f["id"]: f"{f['id']} {f['algorithm']}" for f in self.raw_summary["flows"]}
+
+    def plot(self, kind: str = "cwnd") -> Figure:
+        """A matplotlib Figure of one of tcpstart.plot.KINDS: cwnd, inflight, rtt, seq, queue."""
+        from tcpstart import plot  # matplotlib is slow to import; only plotting pays for it
+
+        labels = self.flow_labels()
+        bdps = {f["bdp_bytes"] for f in self.raw_summary["flows"]}
+        bdp = bdps.pop() if len(bdps) == 1 else None
+        draw = {
+            "cwnd": lambda: plot.cwnd(self.flows, labels, bdp=bdp),
+            "inflight": lambda: plot.inflight(self.flows, labels, bdp=bdp),
+            "rtt": lambda: plot.rtt(self.flows, labels),
+            "seq": lambda: plot.seq(self.flows, self.packets, labels),
+            "queue": lambda: plot.queue(self.queues),
+        }
+        if kind not in draw:
+            raise ValueError(f"unknown plot kind {kind!r}; use one of {', '.join(draw)}")
+        return draw[kind]()
