@@ -123,7 +123,11 @@ pub fn resolve_params(name: &str, params: &BTreeMap<String, f64>) -> Result<BTre
 }
 
 /// Builds the sender-side controller named `name`.
-pub fn build(name: &str, params: &BTreeMap<String, f64>, cfg: &CcConfig) -> Result<Box<dyn CongestionControl>, ParamError> {
+pub fn build(
+    name: &str,
+    params: &BTreeMap<String, f64>,
+    cfg: &CcConfig,
+) -> Result<Box<dyn CongestionControl>, ParamError> {
     let p = resolve_params(name, params)?;
     let cc: Box<dyn CongestionControl> = match name {
         "reno" | "newreno" => {

@@ -63,7 +63,11 @@ impl Reno {
         let grow = bytes_acked.min(limit).min(room);
         self.cwnd += grow;
         // What slow start did not use is carried into congestion avoidance (Linux tcp_slow_start).
-        if grow < bytes_acked.min(limit) { bytes_acked - grow } else { 0 }
+        if grow < bytes_acked.min(limit) {
+            bytes_acked - grow
+        } else {
+            0
+        }
     }
 
     fn congestion_avoidance(&mut self, bytes_acked: u64) {

@@ -1,0 +1,53 @@
+//! tcpstart's discrete-event simulator: TCP over dumbbell networks, packet by packet.
+//!
+//! A run is a plain value: [`run`] takes a validated [`Scenario`] and returns a [`RunOutput`].
+//! There is no global state, so any number of simulations can run side by side in one process,
+//! and the same scenario and seed always give the same output.
+
+pub mod error;
+pub mod event;
+pub mod link;
+pub mod output;
+pub mod packet;
+pub mod pcap;
+pub mod pool;
+pub mod queue;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+pub mod topology;
+pub mod trace;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use output::RunOutput;
+pub use scenario::Scenario;
+pub use sim::Simulation;
+
+/// Simulates `scenario` to the end and collects its output.
+pub fn run(scenario: Scenario) -> RunOutput {
+    let mut sim = Simulation::new(scenario);
+    sim.run();
+    let invariants = output::invariants(&sim);
+    let summary = output::summary(&sim, &invariants);
+    let link_names: Vec<String> = sim.links.iter().map(|l| l.name.clone()).collect();
+    let pcaps = std::mem::take(&mut sim.captures)
+        .into_iter()
+        .zip(&link_names)
+        .filter_map(|(w, name)| w.map(|w| (name.clone(), w.into_bytes())))
+        .collect();
+    RunOutput {
+        summary,
+        invariants,
+        flows: sim.flow_trace,
+        queues: sim.queue_trace,
+        packets: sim.packet_trace,
+        link_names,
+        pcaps,
+    }
+}
+
+/// Parses, validates and runs a scenario given as JSON.
+pub fn run_json(text: &str) -> Result<RunOutput, ScenarioError> {
+    Ok(run(scenario::from_json(text)?))
+}

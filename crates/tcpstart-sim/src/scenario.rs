@@ -209,7 +209,10 @@ fn rate(field: &str, q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioEr
         Quantity::Text(t) => parse_rate(t).map_err(|m| ScenarioError::new(field, m))?,
     };
     if !(v >= min && v <= max) {
-        return Err(ScenarioError::new(field, format!("must be between {} and {}, got {}", fmt_rate(min), fmt_rate(max), q.text())));
+        return Err(ScenarioError::new(
+            field,
+            format!("must be between {} and {}, got {}", fmt_rate(min), fmt_rate(max), q.text()),
+        ));
     }
     Ok(v)
 }
@@ -273,13 +276,27 @@ impl RawTcp {
             ($($f:ident),*) => { RawTcp { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
         }
         pick!(
-            mss, initial_window, initial_ssthresh, sack, timestamps, window_scaling, rcv_buf, delayed_ack,
-            delack_count, delack_timeout, rto_initial, rto_min, rto_max, clock_granularity, fast_retransmit,
-            limited_transmit, dupthresh
+            mss,
+            initial_window,
+            initial_ssthresh,
+            sack,
+            timestamps,
+            window_scaling,
+            rcv_buf,
+            delayed_ack,
+            delack_count,
+            delack_timeout,
+            rto_initial,
+            rto_min,
+            rto_max,
+            clock_granularity,
+            fast_retransmit,
+            limited_transmit,
+            dupthresh
         )
     }
 
-    fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
+    pub(crate) fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
         let f = |name: &str| format!("{at}.{name}");
         let t = |name: &str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
             time(&f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
@@ -290,7 +307,10 @@ impl RawTcp {
             Some(Quantity::Number(n)) => {
                 let segs = in_range(&f("initial_window"), *n, 1.0, 100_000.0)?;
                 if segs.fract() != 0.0 {
-                    return Err(ScenarioError::new(f("initial_window"), format!("a number of segments must be whole, got {n}")));
+                    return Err(ScenarioError::new(
+                        f("initial_window"),
+                        format!("a number of segments must be whole, got {n}"),
+                    ));
                 }
                 segs as u64 * mss as u64
             }
@@ -311,14 +331,31 @@ impl RawTcp {
             sack: self.sack.unwrap_or(true),
             timestamps: self.timestamps.unwrap_or(true),
             window_scaling: self.window_scaling.unwrap_or(true),
-            rcv_buf: bytes(&f("rcv_buf"), self.rcv_buf.as_ref().unwrap_or(&Quantity::Text("16MB".into())), mss as f64, 1e12)?,
+            rcv_buf: bytes(
+                &f("rcv_buf"),
+                self.rcv_buf.as_ref().unwrap_or(&Quantity::Text("16MB".into())),
+                mss as f64,
+                1e12,
+            )?,
             delayed_ack: self.delayed_ack.unwrap_or(true),
             delack_count: in_range(&f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
-            delack_timeout: t("delack_timeout", &self.delack_timeout, "200ms", Duration::from_micros(1), Duration::from_millis(500))?,
+            delack_timeout: t(
+                "delack_timeout",
+                &self.delack_timeout,
+                "200ms",
+                Duration::from_micros(1),
+                Duration::from_millis(500),
+            )?,
             rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
-            clock_granularity: t("clock_granularity", &self.clock_granularity, "1ms", Duration::ZERO, Duration::from_secs(1))?,
+            clock_granularity: t(
+                "clock_granularity",
+                &self.clock_granularity,
+                "1ms",
+                Duration::ZERO,
+                Duration::from_secs(1),
+            )?,
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
             dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
@@ -334,14 +371,22 @@ fn limit(field: &str, q: &Quantity, bdp_bytes: f64, mtu: f64) -> Result<Limit, S
     let out = match parsed {
         QueueLimit::Packets(p) if p >= 1.0 && p.fract() == 0.0 && p <= 1e9 => Limit::Packets(p as u64),
         QueueLimit::Packets(p) => {
-            return Err(ScenarioError::new(field, format!("must hold a whole number of packets between 1 and 1e9, got {p}")))
+            return Err(ScenarioError::new(
+                field,
+                format!("must hold a whole number of packets between 1 and 1e9, got {p}"),
+            ))
         }
         QueueLimit::Bytes(b) if b >= mtu && b <= 1e13 => Limit::Bytes(b as u64),
         QueueLimit::Bytes(b) => {
-            return Err(ScenarioError::new(field, format!("must hold at least one packet ({mtu} bytes), got {b} bytes")))
+            return Err(ScenarioError::new(
+                field,
+                format!("must hold at least one packet ({mtu} bytes), got {b} bytes"),
+            ))
         }
         QueueLimit::Bdp(x) if x > 0.0 && x <= 1e4 => Limit::Packets(((x * bdp_bytes / mtu).round() as u64).max(1)),
-        QueueLimit::Bdp(x) => return Err(ScenarioError::new(field, format!("must be more than 0 and at most 1e4 BDP, got {x}"))),
+        QueueLimit::Bdp(x) => {
+            return Err(ScenarioError::new(field, format!("must be more than 0 and at most 1e4 BDP, got {x}")))
+        }
     };
     Ok(out)
 }
@@ -373,11 +418,16 @@ impl RawScenario {
                 let rtt = time("network.rtt", q, Duration::from_micros(1), MAX_TIME)?;
                 let half = rtt / 2;
                 half.checked_sub(2 * access_delay).ok_or_else(|| {
-                    ScenarioError::new("network.rtt", format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay))
+                    ScenarioError::new(
+                        "network.rtt",
+                        format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay),
+                    )
                 })?
             }
             (None, Some(q)) => time("network.delay", q, Duration::ZERO, MAX_TIME)?,
-            (None, None) => return Err(ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\"")),
+            (None, None) => {
+                return Err(ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\""))
+            }
         };
         if self.flows.is_empty() {
             return Err(ScenarioError::new("flows", "at least one flow is required"));
@@ -399,15 +449,22 @@ impl RawScenario {
             },
             loss: fraction("network.loss", n.loss.unwrap_or(0.0))?,
             reverse_loss: fraction("network.reverse_loss", n.reverse_loss.unwrap_or(0.0))?,
-            access_queue: limit("network.access_queue", n.access_queue.as_ref().unwrap_or(&Quantity::Number(10_000.0)), bdp, mtu)?,
+            access_queue: limit(
+                "network.access_queue",
+                n.access_queue.as_ref().unwrap_or(&Quantity::Number(10_000.0)),
+                bdp,
+                mtu,
+            )?,
         };
 
         let mut flows = Vec::new();
+        let mut unlimited_entry = None;
         for (i, raw) in self.flows.iter().enumerate() {
             let at = format!("flows[{i}]");
             let algorithm = raw.algorithm.clone().unwrap_or_else(|| "newreno".into());
             tcpstart_cc::registry::resolve_params(&algorithm, &raw.params).map_err(|e| {
-                let field = if e.key == algorithm { format!("{at}.algorithm") } else { format!("{at}.params.{}", e.key) };
+                let field =
+                    if e.key == algorithm { format!("{at}.algorithm") } else { format!("{at}.params.{}", e.key) };
                 ScenarioError::new(field, e.message)
             })?;
             let size = match &raw.size {
@@ -415,6 +472,9 @@ impl RawScenario {
                 Some(Quantity::Text(t)) if t == "unlimited" || t == "inf" => None,
                 Some(q) => Some(bytes(&format!("{at}.size"), q, 1.0, 1e15)?),
             };
+            if size.is_none() && unlimited_entry.is_none() {
+                unlimited_entry = Some(i);
+            }
             let start = match &raw.start {
                 Some(q) => time(&format!("{at}.start"), q, Duration::ZERO, MAX_TIME)?,
                 None => Duration::ZERO,
@@ -443,8 +503,11 @@ impl RawScenario {
             None => None,
         };
         if duration.is_none() {
-            if let Some(i) = self.flows.iter().position(|f| matches!(&f.size, None) || matches!(&f.size, Some(Quantity::Text(t)) if t == "unlimited" || t == "inf")) {
-                return Err(ScenarioError::new("duration", format!("is required because flows[{i}] has no size (unlimited)")));
+            if let Some(i) = unlimited_entry {
+                return Err(ScenarioError::new(
+                    "duration",
+                    format!("is required because flows[{i}] has no size (unlimited)"),
+                ));
             }
         }
 

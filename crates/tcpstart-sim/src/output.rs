@@ -1,0 +1,120 @@
+//! What a run hands back: the summary metrics, the time series, and packet captures.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tcpstart_cc::Instant;
+
+use crate::sim::Simulation;
+use crate::trace::{FlowTrace, PacketTrace, QueueTrace};
+
+fn secs(t: Option<Instant>) -> Value {
+    t.map_or(Value::Null, |t| json!(t.as_secs_f64()))
+}
+
+/// Conservation and sanity checks over a finished run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Invariants {
+    pub packets_created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    /// Packets in links at the end, counted link by link.
+    pub in_network: u64,
+    /// Packets still stored in the pool (must equal `in_network`).
+    pub in_pool: u64,
+    /// Windows below one segment or non-finite pacing rates seen after controller calls.
+    pub invalid_windows: u64,
+    pub ok: bool,
+}
+
+pub struct RunOutput {
+    pub summary: Value,
+    pub invariants: Invariants,
+    pub flows: FlowTrace,
+    pub queues: QueueTrace,
+    pub packets: Option<PacketTrace>,
+    pub link_names: Vec<String>,
+    /// Complete pcap files, by link name.
+    pub pcaps: Vec<(String, Vec<u8>)>,
+}
+
+pub fn invariants(sim: &Simulation) -> Invariants {
+    let c = sim.counters;
+    let in_network = sim.packets_in_network();
+    let invalid_windows = (0..sim.scenario.flows.len()).map(|i| sim.sender(i).stats.invalid_windows).sum();
+    Invariants {
+        packets_created: c.created,
+        delivered: c.delivered,
+        dropped: c.dropped,
+        in_network,
+        in_pool: sim.pool_live(),
+        invalid_windows,
+        ok: c.created == c.delivered + c.dropped + in_network && in_network == sim.pool_live() && invalid_windows == 0,
+    }
+}
+
+pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
+    let s = &sim.scenario;
+    let end = sim.end_time();
+    let flows: Vec<Value> = s
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let snd = sim.sender(i);
+            let st = &snd.stats;
+            let base_rtt = f.base_rtt(&s.network);
+            let bdp = (s.network.rate_bps / 8.0 * base_rtt.as_secs_f64()) as u64;
+            let began = st.syn_at.unwrap_or(Instant::ZERO + f.start);
+            let completion = st.done_at.map(|d| d - began);
+            let active = completion.unwrap_or_else(|| end - began).as_secs_f64();
+            let goodput = if active > 0.0 { snd.bytes_acked() as f64 * 8.0 / active } else { 0.0 };
+            let since_syn = |t: Option<Instant>| t.map(|t| Instant::ZERO + (t - began));
+            json!({
+                "id": i,
+                "algorithm": f.algorithm,
+                "start": f.start.as_secs_f64(),
+                "size": f.size,
+                "completed": st.done_at.is_some(),
+                "completion_time": completion.map(|d| d.as_secs_f64()),
+                "goodput_bps": goodput,
+                "bytes_acked": snd.bytes_acked(),
+                "segments_sent": st.segments_sent,
+                "retransmissions": st.retransmissions,
+                "fast_recoveries": st.fast_recoveries,
+                "timeouts": st.timeouts,
+                "drops": sim.flow_drops(i),
+                "max_cwnd": st.max_cwnd,
+                "ss_exit_time": secs(since_syn(st.slow_start_exit.map(|e| e.0))),
+                "ss_exit_cwnd": st.slow_start_exit.map(|e| e.1),
+                "bdp_bytes": bdp,
+                "time_to_bdp": secs(since_syn(st.reached_bdp_at)),
+                "base_rtt": base_rtt.as_secs_f64(),
+            })
+        })
+        .collect();
+    let links: Vec<Value> = sim
+        .links
+        .iter()
+        .map(|l| {
+            let st = &l.stats;
+            let capacity_bits = l.rate_bps * end.as_secs_f64();
+            json!({
+                "name": l.name,
+                "rate_bps": l.rate_bps,
+                "utilization": if capacity_bits > 0.0 { st.bytes_sent as f64 * 8.0 / capacity_bits } else { 0.0 },
+                "packets_sent": st.packets_sent,
+                "drops": st.drops,
+                "random_losses": st.random_losses,
+                "max_queue_packets": st.max_queue_packets,
+                "max_queue_bytes": st.max_queue_bytes,
+                "mean_queue_packets": st.mean_queue_packets(end),
+            })
+        })
+        .collect();
+    json!({
+        "flows": flows,
+        "links": links,
+        "sim": { "end_time": end.as_secs_f64(), "events": sim.events_processed(), "seed": s.seed },
+        "invariants": inv,
+    })
+}

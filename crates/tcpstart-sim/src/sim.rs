@@ -1,0 +1,307 @@
+//! The simulation: hosts, links and the event loop that moves packets between them.
+
+use tcpstart_cc::{registry, CcConfig, Instant};
+
+use crate::event::{Event, EventQueue, TimerKind};
+use crate::link::{Link, Offer};
+use crate::packet::{Direction, Packet, PacketKind};
+use crate::pcap::PcapWriter;
+use crate::pool::PacketPool;
+use crate::queue::Queued;
+use crate::scenario::Scenario;
+use crate::tcp::{Receiver, Sender};
+use crate::topology::{build_links, route};
+use crate::trace::{FlowTrace, PacketEvent, PacketTrace, QueueTrace};
+
+/// One TCP connection: both ends and the timer events scheduled for them.
+struct Connection {
+    sender: Sender,
+    receiver: Receiver,
+    /// Earliest pending event per timer kind. Timers are cancelled lazily: an event that fires
+    /// early finds no due deadline and does nothing.
+    scheduled: [Option<Instant>; 3],
+    drops: u64,
+}
+
+/// Packet accounting for the conservation check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub propagating: u64,
+}
+
+pub struct Simulation {
+    pub scenario: Scenario,
+    events: EventQueue,
+    pub links: Vec<Link>,
+    pool: PacketPool,
+    conns: Vec<Connection>,
+    scratch: Vec<Packet>,
+    pub counters: Counters,
+    pub flow_trace: FlowTrace,
+    pub queue_trace: QueueTrace,
+    pub packet_trace: Option<PacketTrace>,
+    /// Capture writers by link index, for the links the scenario asked to capture.
+    pub captures: Vec<Option<PcapWriter>>,
+    end: Instant,
+}
+
+fn timer_index(kind: TimerKind) -> usize {
+    match kind {
+        TimerKind::Retransmit => 0,
+        TimerKind::DelayedAck => 1,
+        TimerKind::Pacing => 2,
+    }
+}
+
+impl Simulation {
+    pub fn new(scenario: Scenario) -> Self {
+        let links = build_links(&scenario);
+        let mut events = EventQueue::default();
+        let mut conns = Vec::with_capacity(scenario.flows.len());
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let cfg = CcConfig {
+                mss: f.tcp.mss as u64,
+                initial_cwnd: f.tcp.initial_window,
+                initial_ssthresh: f.tcp.initial_ssthresh,
+            };
+            let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
+            let bdp = (scenario.network.rate_bps / 8.0 * f.base_rtt(&scenario.network).as_secs_f64()) as u64;
+            // The receiver's clock is offset from the sender's so one-way delays computed from
+            // timestamps are as unsynchronised as on a real path.
+            let clock_offset = 1_000_000_000 * (i as u64 + 1);
+            conns.push(Connection {
+                sender: Sender::new(i as u32, f.tcp.clone(), cc, f.size, bdp),
+                receiver: Receiver::new(f.tcp.clone(), clock_offset, registry::build_receiver_hook(&f.algorithm)),
+                scheduled: [None; 3],
+                drops: 0,
+            });
+            events.schedule(Instant::ZERO + f.start, Event::FlowStart { flow: i as u32 });
+        }
+        let captures = links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
+        Simulation {
+            captures,
+            flow_trace: FlowTrace::new(scenario.flows.len(), scenario.trace.interval),
+            queue_trace: QueueTrace::new(links.len(), scenario.trace.queue_interval),
+            packet_trace: scenario.trace.packets.then(PacketTrace::default),
+            scenario,
+            events,
+            links,
+            pool: PacketPool::default(),
+            conns,
+            scratch: Vec::new(),
+            counters: Counters::default(),
+            end: Instant::ZERO,
+        }
+    }
+
+    pub fn now(&self) -> Instant {
+        self.events.now()
+    }
+    pub fn end_time(&self) -> Instant {
+        self.end
+    }
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+    pub fn sender(&self, flow: usize) -> &Sender {
+        &self.conns[flow].sender
+    }
+    pub fn flow_drops(&self, flow: usize) -> u64 {
+        self.conns[flow].drops
+    }
+    pub fn pool_live(&self) -> u64 {
+        self.pool.live()
+    }
+
+    /// Runs until the scenario's duration, or until every flow has finished.
+    pub fn run(&mut self) {
+        let limit = self.scenario.duration.map(|d| Instant::ZERO + d);
+        while let Some(at) = self.events.peek_time() {
+            if limit.is_some_and(|l| at > l) {
+                break;
+            }
+            if limit.is_none() && self.conns.iter().all(|c| c.sender.is_done()) {
+                break;
+            }
+            let (now, ev) = self.events.pop().expect("peeked");
+            self.dispatch(now, ev);
+        }
+        self.end = match limit {
+            Some(l) => l,
+            None => self.events.now(),
+        };
+    }
+
+    fn dispatch(&mut self, now: Instant, ev: Event) {
+        match ev {
+            Event::FlowStart { flow } => {
+                let mut out = std::mem::take(&mut self.scratch);
+                self.conns[flow as usize].sender.start(now, &mut out);
+                self.after_sender(now, flow, &mut out);
+                self.scratch = out;
+            }
+            Event::TransmitDone { link } => self.transmit_done(now, link),
+            Event::Arrive { slot } => self.arrive(now, slot),
+            Event::Timer { flow, timer } => self.timer(now, flow, timer),
+        }
+    }
+
+    fn timer(&mut self, now: Instant, flow: u32, kind: TimerKind) {
+        let conn = &mut self.conns[flow as usize];
+        let idx = timer_index(kind);
+        if conn.scheduled[idx] == Some(now) {
+            conn.scheduled[idx] = None;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        match kind {
+            TimerKind::Retransmit => conn.sender.on_rto_timer(now, &mut out),
+            TimerKind::Pacing => conn.sender.on_pacing_timer(now, &mut out),
+            TimerKind::DelayedAck => {
+                if conn.receiver.delack_deadline.is_some_and(|d| d <= now) {
+                    if let Some(ack) = conn.receiver.on_delack_timer(now) {
+                        self.send_from_host(now, Direction::Reverse, flow, ack);
+                    }
+                }
+            }
+        }
+        self.after_sender(now, flow, &mut out);
+        self.scratch = out;
+    }
+
+    /// Sends what a sender produced, records its state and re-arms its timers.
+    fn after_sender(&mut self, now: Instant, flow: u32, out: &mut Vec<Packet>) {
+        for pkt in out.drain(..) {
+            self.send_from_host(now, Direction::Forward, flow, pkt);
+        }
+        let sample = self.conns[flow as usize].sender.sample();
+        self.flow_trace.record(now, flow, sample);
+        self.sync_timers(flow);
+    }
+
+    fn sync_timers(&mut self, flow: u32) {
+        let conn = &mut self.conns[flow as usize];
+        let wanted = [conn.sender.rto_deadline, conn.receiver.delack_deadline, conn.sender.pace_deadline];
+        for (kind, deadline) in
+            [TimerKind::Retransmit, TimerKind::DelayedAck, TimerKind::Pacing].into_iter().zip(wanted)
+        {
+            let idx = timer_index(kind);
+            if let Some(d) = deadline {
+                if conn.scheduled[idx].is_none_or(|s| d < s) {
+                    conn.scheduled[idx] = Some(d);
+                    self.events.schedule(d, Event::Timer { flow, timer: kind });
+                }
+            }
+        }
+    }
+
+    fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, mut pkt: Packet) {
+        pkt.id = self.counters.created;
+        pkt.flow = flow;
+        pkt.dir = dir;
+        pkt.hop = 0;
+        self.counters.created += 1;
+        if let Some(tr) = self.packet_trace.as_mut() {
+            let ev = match (dir, pkt.retransmission) {
+                (Direction::Forward, false) => PacketEvent::Send,
+                (Direction::Forward, true) => PacketEvent::Retransmit,
+                (Direction::Reverse, _) => PacketEvent::AckSend,
+            };
+            tr.record(now, ev, &pkt, None);
+        }
+        let slot = self.pool.insert(pkt);
+        self.offer(now, route(flow, dir)[0], slot);
+    }
+
+    fn offer(&mut self, now: Instant, link: u32, slot: u32) {
+        let bytes = self.pool.get(slot).wire_bytes();
+        let l = &mut self.links[link as usize];
+        match l.offer(now, Queued { slot, bytes }) {
+            Offer::Transmitting(d) => {
+                self.events.schedule(now + d, Event::TransmitDone { link });
+                self.capture(now, link, slot);
+            }
+            Offer::Queued => {}
+            Offer::Dropped => self.drop_packet(now, slot, link),
+        }
+        let l = &self.links[link as usize];
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+    }
+
+    /// Packets are captured as their first bit goes onto the link.
+    fn capture(&mut self, now: Instant, link: u32, slot: u32) {
+        if let Some(w) = self.captures[link as usize].as_mut() {
+            w.record(now, self.pool.get(slot));
+        }
+    }
+
+    fn drop_packet(&mut self, now: Instant, slot: u32, link: u32) {
+        let pkt = self.pool.remove(slot);
+        self.counters.dropped += 1;
+        self.conns[pkt.flow as usize].drops += 1;
+        if let Some(tr) = self.packet_trace.as_mut() {
+            tr.record(now, PacketEvent::Drop, &pkt, Some(link));
+        }
+    }
+
+    fn transmit_done(&mut self, now: Instant, link: u32) {
+        let l = &mut self.links[link as usize];
+        let (done, survived, next) = l.finish(now);
+        let delay = l.delay;
+        if let Some((pkt, d)) = next {
+            self.events.schedule(now + d, Event::TransmitDone { link });
+            self.capture(now, link, pkt.slot);
+        }
+        let l = &self.links[link as usize];
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        if survived {
+            self.counters.propagating += 1;
+            self.events.schedule(now + delay, Event::Arrive { slot: done.slot });
+        } else {
+            self.drop_packet(now, done.slot, link);
+        }
+    }
+
+    fn arrive(&mut self, now: Instant, slot: u32) {
+        self.counters.propagating -= 1;
+        let pkt = self.pool.get_mut(slot);
+        pkt.hop += 1;
+        let path = route(pkt.flow, pkt.dir);
+        if (pkt.hop as usize) < path.len() {
+            let next = path[pkt.hop as usize];
+            self.offer(now, next, slot);
+            return;
+        }
+        let pkt = self.pool.remove(slot);
+        self.counters.delivered += 1;
+        let flow = pkt.flow;
+        let mut out = std::mem::take(&mut self.scratch);
+        match pkt.dir {
+            Direction::Forward => {
+                if let Some(tr) = self.packet_trace.as_mut() {
+                    tr.record(now, PacketEvent::Arrive, &pkt, None);
+                }
+                if let Some(ack) = self.conns[flow as usize].receiver.on_packet(now, &pkt) {
+                    self.send_from_host(now, Direction::Reverse, flow, ack);
+                }
+            }
+            Direction::Reverse => {
+                if let Some(tr) = self.packet_trace.as_mut() {
+                    if pkt.kind == PacketKind::Ack {
+                        tr.record(now, PacketEvent::AckArrive, &pkt, None);
+                    }
+                }
+                self.conns[flow as usize].sender.on_packet(now, &pkt, &mut out);
+            }
+        }
+        self.after_sender(now, flow, &mut out);
+        self.scratch = out;
+    }
+
+    /// Packets inside links: queued, on a transmitter, or propagating.
+    pub fn packets_in_network(&self) -> u64 {
+        self.links.iter().map(|l| l.held_packets()).sum::<u64>() + self.counters.propagating
+    }
+}

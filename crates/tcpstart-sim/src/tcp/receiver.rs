@@ -1,0 +1,236 @@
+//! The TCP receiver: cumulative and selective acknowledgements (RFC 2018), delayed ACKs
+//! (RFC 1122 4.2.3.2 / RFC 5681 4.2: every `delack_count` full segments or after a timer, at once
+//! for out-of-order data and for data that fills a hole), timestamps echo (RFC 7323 4.3) and the
+//! advertised window. The application reads in-order data at once, so only out-of-order data
+//! occupies the receive buffer.
+
+use tcpstart_cc::{Instant, ReceiverHook, SegmentArrival};
+
+use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
+use crate::scenario::TcpConfig;
+
+/// 64 KB cap of the window field when window scaling is off.
+const UNSCALED_WINDOW_MAX: u64 = 65_535;
+
+pub struct Receiver {
+    cfg: TcpConfig,
+    rcv_nxt: u64,
+    /// Out-of-order data held, as disjoint sorted [start, end) ranges.
+    ooo: Vec<(u64, u64)>,
+    /// Start of the block that most recently received data: it goes first in the SACK option.
+    recent_block: Option<u64>,
+    /// Full segments received since the last ACK was sent.
+    unacked_segments: u32,
+    pub delack_deadline: Option<Instant>,
+    /// RFC 7323 TS.Recent and Last.ACK.sent.
+    ts_recent: u64,
+    last_ack_sent: u64,
+    /// This end's clock runs this far ahead of simulated time (clocks are not synchronised).
+    clock_offset: u64,
+    hook: Option<Box<dyn ReceiverHook>>,
+    pending_echo: Option<u64>,
+}
+
+impl Receiver {
+    pub fn new(cfg: TcpConfig, clock_offset: u64, hook: Option<Box<dyn ReceiverHook>>) -> Self {
+        Receiver {
+            cfg,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent_block: None,
+            unacked_segments: 0,
+            delack_deadline: None,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            clock_offset,
+            hook,
+            pending_echo: None,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    fn window(&self) -> u64 {
+        let held: u64 = self.ooo.iter().map(|(s, e)| e - s).sum();
+        let w = self.cfg.rcv_buf.saturating_sub(held);
+        if self.cfg.window_scaling {
+            w
+        } else {
+            w.min(UNSCALED_WINDOW_MAX)
+        }
+    }
+
+    /// Handles an arriving SYN or data segment; returns the ACK (or SYN-ACK) to send now, if any.
+    pub fn on_packet(&mut self, now: Instant, pkt: &Packet) -> Option<Packet> {
+        if let Some((tsval, _)) = pkt.ts {
+            // Echo the segment that covers the last byte acknowledged, so a delayed ACK reports
+            // the earliest unacknowledged segment's time (RFC 7323 4.3).
+            if pkt.seq <= self.last_ack_sent {
+                self.ts_recent = tsval;
+            }
+        }
+        if pkt.kind == PacketKind::Syn {
+            self.ts_recent = pkt.ts.map_or(0, |t| t.0);
+            let mut synack = self.ack_packet(now);
+            synack.kind = PacketKind::SynAck;
+            return Some(synack);
+        }
+        if let Some(hook) = self.hook.as_mut() {
+            let arrival = SegmentArrival { now, seq: pkt.seq, len: pkt.len, mark: pkt.mark };
+            if let Some(v) = hook.on_segment(&arrival) {
+                self.pending_echo = Some(v);
+            }
+        }
+        let (start, end) = (pkt.seq, pkt.seq + pkt.len as u64);
+        let had_hole = !self.ooo.is_empty();
+        if end <= self.rcv_nxt {
+            // A duplicate (spurious retransmission): ACK at once so the sender learns rcv_nxt.
+            return Some(self.send_ack(now));
+        }
+        if start > self.rcv_nxt {
+            self.insert_ooo(start, end);
+            return Some(self.send_ack(now));
+        }
+        self.rcv_nxt = end;
+        self.absorb_ooo();
+        if had_hole {
+            return Some(self.send_ack(now));
+        }
+        self.unacked_segments += 1;
+        if !self.cfg.delayed_ack || self.unacked_segments >= self.cfg.delack_count {
+            return Some(self.send_ack(now));
+        }
+        if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.cfg.delack_timeout);
+        }
+        None
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self, now: Instant) -> Option<Packet> {
+        self.delack_deadline = None;
+        (self.unacked_segments > 0).then(|| self.send_ack(now))
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let pos = self.ooo.partition_point(|&(s, _)| s < start);
+        self.ooo.insert(pos, (start, end));
+        // Merge neighbours that touch or overlap.
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+        for &(s, e) in &self.ooo {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.ooo = merged;
+        self.recent_block = self.ooo.iter().find(|&&(s, e)| s <= start && end <= e).map(|b| b.0);
+    }
+
+    fn absorb_ooo(&mut self) {
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove(0);
+        }
+    }
+
+    fn send_ack(&mut self, now: Instant) -> Packet {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
+        let mut ack = self.ack_packet(now);
+        ack.echo = self.pending_echo.take();
+        ack
+    }
+
+    fn ack_packet(&self, now: Instant) -> Packet {
+        let mut p =
+            Packet { kind: PacketKind::Ack, ack: self.rcv_nxt, rwnd: self.window(), created: now, ..Packet::default() };
+        if self.cfg.timestamps {
+            p.ts = Some((now.0 + self.clock_offset, self.ts_recent));
+        }
+        if self.cfg.sack && !self.ooo.is_empty() {
+            // Room for four blocks, three when the timestamp option takes its 12 bytes.
+            let max = if self.cfg.timestamps { MAX_SACK_BLOCKS - 1 } else { MAX_SACK_BLOCKS };
+            let first = self.recent_block.and_then(|r| self.ooo.iter().find(|b| b.0 == r)).copied();
+            let rest = self.ooo.iter().rev().filter(|b| Some(**b) != first).copied();
+            for (i, block) in first.into_iter().chain(rest).take(max).enumerate() {
+                p.sack[i] = block;
+                p.sack_count = i as u8 + 1;
+            }
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::RawTcp;
+    use core::time::Duration;
+
+    fn cfg(delayed: bool) -> TcpConfig {
+        let raw = RawTcp { delayed_ack: Some(delayed), ..RawTcp::default() };
+        raw.resolve("tcp").unwrap()
+    }
+
+    fn data(seq: u64) -> Packet {
+        Packet { kind: PacketKind::Data, seq, len: 1000, ts: Some((seq, 0)), ..Packet::default() }
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_on_timer() {
+        let mut r = Receiver::new(cfg(true), 0, None);
+        assert!(r.on_packet(Instant(0), &data(0)).is_none());
+        assert_eq!(r.delack_deadline, Some(Instant(0) + Duration::from_millis(200)));
+        let ack = r.on_packet(Instant(10), &data(1000)).unwrap();
+        assert_eq!(ack.ack, 2000);
+        assert_eq!(ack.ts.unwrap().1, 0, "echoes the earliest unacknowledged segment");
+        assert!(r.on_packet(Instant(20), &data(2000)).is_none());
+        let ack = r.on_delack_timer(Instant(300)).unwrap();
+        assert_eq!(ack.ack, 3000);
+        assert!(r.on_delack_timer(Instant(400)).is_none());
+    }
+
+    #[test]
+    fn out_of_order_data_is_acked_at_once_with_sack_blocks() {
+        let mut r = Receiver::new(cfg(true), 0, None);
+        r.on_packet(Instant(0), &data(0));
+        let dup = r.on_packet(Instant(1), &data(2000)).unwrap();
+        assert_eq!((dup.ack, dup.sack_count, dup.sack[0]), (1000, 1, (2000, 3000)));
+        let dup = r.on_packet(Instant(2), &data(4000)).unwrap();
+        assert_eq!(dup.sack_count, 2);
+        assert_eq!(dup.sack[0], (4000, 5000), "most recent block first");
+        // Filling the first hole is acknowledged at once too.
+        let ack = r.on_packet(Instant(3), &data(1000)).unwrap();
+        assert_eq!((ack.ack, ack.sack_count, ack.sack[0]), (3000, 1, (4000, 5000)));
+    }
+
+    #[test]
+    fn window_is_capped_without_scaling_and_shrinks_with_held_data() {
+        let raw = RawTcp { window_scaling: Some(false), ..RawTcp::default() };
+        let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
+        let ack = r.on_packet(Instant(0), &data(5000)).unwrap();
+        assert_eq!(ack.rwnd, 65_535);
+        let mut small = Receiver::new(
+            RawTcp { rcv_buf: Some(crate::scenario::Quantity::Number(10_000.0)), ..RawTcp::default() }
+                .resolve("tcp")
+                .unwrap(),
+            0,
+            None,
+        );
+        assert_eq!(small.on_packet(Instant(0), &data(5000)).unwrap().rwnd, 9_000);
+    }
+
+    #[test]
+    fn receiver_timestamps_use_its_own_clock() {
+        let mut r = Receiver::new(cfg(false), 5_000, None);
+        let ack = r.on_packet(Instant(100), &data(0)).unwrap();
+        assert_eq!(ack.ts, Some((5_100, 0)));
+    }
+}

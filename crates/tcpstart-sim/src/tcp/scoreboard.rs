@@ -1,0 +1,299 @@
+//! The sender's record of every unacknowledged segment: when it was sent, whether it was
+//! retransmitted, SACKed or deemed lost, and whether a copy is still in the network.
+//!
+//! Segments never change boundaries (each is one MSS, except the last of a transfer), so a
+//! segment is found by `seq / mss` in O(1). Bytes in flight follow Linux's accounting: sent and
+//! not yet acked, minus SACKed and lost, plus retransmitted copies (RFC 6675's `pipe`).
+
+use std::collections::VecDeque;
+
+use tcpstart_cc::Instant;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    /// Last transmission time.
+    pub sent: Instant,
+    pub retransmitted: bool,
+    pub sacked: bool,
+    /// Deemed lost and not yet retransmitted since.
+    pub lost: bool,
+    /// A copy is believed to be in the network.
+    pub in_flight: bool,
+}
+
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Acked {
+    pub bytes: u64,
+    /// Bytes removed that had been SACKed already (delivered earlier).
+    pub previously_sacked: u64,
+    /// Send time of the newest acknowledged segment, if it was never retransmitted (Karn).
+    pub rtt_send_time: Option<Instant>,
+}
+
+pub struct Scoreboard {
+    mss: u64,
+    segs: VecDeque<Segment>,
+    in_flight: u64,
+    sacked: u64,
+    /// Index of the first segment that may be marked lost and not yet retransmitted.
+    retransmit_cursor: usize,
+    /// Segment numbers below this were already examined by SACK loss detection.
+    lost_frontier: u64,
+    highest_sacked_end: u64,
+}
+
+impl Scoreboard {
+    pub fn new(mss: u32) -> Self {
+        Scoreboard {
+            mss: mss as u64,
+            segs: VecDeque::new(),
+            in_flight: 0,
+            sacked: 0,
+            retransmit_cursor: 0,
+            lost_frontier: 0,
+            highest_sacked_end: 0,
+        }
+    }
+
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.in_flight
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn get(&self, idx: usize) -> Option<&Segment> {
+        self.segs.get(idx)
+    }
+    pub fn highest_sacked_end(&self) -> u64 {
+        self.highest_sacked_end
+    }
+
+    fn index_of(&self, seq: u64) -> Option<usize> {
+        let front = self.segs.front()?;
+        let idx = ((seq - front.seq) / self.mss) as usize;
+        (idx < self.segs.len()).then_some(idx)
+    }
+
+    pub fn push_new(&mut self, seq: u64, len: u32, now: Instant) {
+        debug_assert!(self.segs.back().is_none_or(|s| s.seq + s.len as u64 == seq));
+        self.segs.push_back(Segment {
+            seq,
+            len,
+            sent: now,
+            retransmitted: false,
+            sacked: false,
+            lost: false,
+            in_flight: true,
+        });
+        self.in_flight += len as u64;
+    }
+
+    pub fn on_retransmit(&mut self, idx: usize, now: Instant) {
+        let s = &mut self.segs[idx];
+        s.sent = now;
+        s.retransmitted = true;
+        s.lost = false;
+        if !s.in_flight {
+            s.in_flight = true;
+            self.in_flight += s.len as u64;
+        }
+    }
+
+    /// Removes every segment that ends at or below `ack`.
+    pub fn ack_to(&mut self, ack: u64) -> Acked {
+        let mut out = Acked::default();
+        while let Some(s) = self.segs.front().copied() {
+            if s.seq + s.len as u64 > ack {
+                break;
+            }
+            self.segs.pop_front();
+            out.bytes += s.len as u64;
+            if s.in_flight {
+                self.in_flight -= s.len as u64;
+            }
+            if s.sacked {
+                self.sacked -= s.len as u64;
+                out.previously_sacked += s.len as u64;
+            }
+            out.rtt_send_time = (!s.retransmitted).then_some(s.sent);
+            self.retransmit_cursor = self.retransmit_cursor.saturating_sub(1);
+        }
+        out
+    }
+
+    /// Marks the segments inside [start, end) as SACKed; returns the bytes newly SACKed.
+    pub fn sack(&mut self, start: u64, end: u64) -> u64 {
+        let Some(front) = self.segs.front() else { return 0 };
+        let first = start.max(front.seq);
+        let Some(mut idx) = self.index_of(first) else { return 0 };
+        let mut newly = 0;
+        while let Some(s) = self.segs.get_mut(idx) {
+            if s.seq + s.len as u64 > end {
+                break;
+            }
+            if s.seq >= start && !s.sacked {
+                s.sacked = true;
+                s.lost = false;
+                newly += s.len as u64;
+                if s.in_flight {
+                    s.in_flight = false;
+                    self.in_flight -= s.len as u64;
+                }
+                self.highest_sacked_end = self.highest_sacked_end.max(s.seq + s.len as u64);
+            }
+            idx += 1;
+        }
+        self.sacked += newly;
+        newly
+    }
+
+    /// Deems segment `idx` lost unless it was SACKed; its copy no longer counts as in flight.
+    pub fn mark_lost(&mut self, idx: usize) {
+        let s = &mut self.segs[idx];
+        if s.sacked || s.lost {
+            return;
+        }
+        s.lost = true;
+        if s.in_flight {
+            s.in_flight = false;
+            self.in_flight -= s.len as u64;
+        }
+        self.retransmit_cursor = self.retransmit_cursor.min(idx);
+    }
+
+    /// After a retransmission timeout every unSACKed segment is presumed lost.
+    pub fn mark_all_lost(&mut self) {
+        for idx in 0..self.segs.len() {
+            self.mark_lost(idx);
+        }
+    }
+
+    /// RFC 6675 IsLost, segment form: a segment with at least `dupthresh` SACKed segments above
+    /// it is lost. Segments already retransmitted are left to the retransmission timer.
+    /// Returns whether any segment was newly marked.
+    pub fn detect_sack_losses(&mut self, dupthresh: u32) -> bool {
+        let mut sacked_above = 0;
+        let mut boundary = None;
+        for idx in (0..self.segs.len()).rev() {
+            if self.segs[idx].seq + self.segs[idx].len as u64 > self.highest_sacked_end {
+                continue;
+            }
+            if self.segs[idx].sacked {
+                sacked_above += 1;
+                if sacked_above >= dupthresh {
+                    boundary = Some(idx);
+                    break;
+                }
+            }
+            if self.segs[idx].seq / self.mss < self.lost_frontier {
+                break;
+            }
+        }
+        let Some(boundary) = boundary else { return false };
+        let front_no = self.segs[0].seq / self.mss;
+        let start = self.lost_frontier.saturating_sub(front_no) as usize;
+        let mut marked = false;
+        for idx in start..boundary {
+            let s = self.segs[idx];
+            if !s.sacked && !s.lost && !s.retransmitted {
+                self.mark_lost(idx);
+                marked = true;
+            }
+        }
+        self.lost_frontier = self.lost_frontier.max(front_no + boundary as u64);
+        marked
+    }
+
+    /// The lowest segment deemed lost and not yet retransmitted.
+    pub fn next_lost(&mut self) -> Option<usize> {
+        while let Some(s) = self.segs.get(self.retransmit_cursor) {
+            if s.lost && !s.sacked {
+                return Some(self.retransmit_cursor);
+            }
+            self.retransmit_cursor += 1;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 100;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new(MSS);
+        for i in 0..n {
+            b.push_new(i * MSS as u64, MSS, Instant(i));
+        }
+        b
+    }
+
+    #[test]
+    fn cumulative_ack_removes_segments_and_reports_karn_sample() {
+        let mut b = board(5);
+        let a = b.ack_to(200);
+        assert_eq!((a.bytes, a.rtt_send_time), (200, Some(Instant(1))));
+        assert_eq!(b.bytes_in_flight(), 300);
+        b.mark_lost(0);
+        b.on_retransmit(0, Instant(9));
+        let a = b.ack_to(300);
+        assert_eq!(a.rtt_send_time, None, "no sample from a retransmitted segment");
+    }
+
+    #[test]
+    fn sack_and_loss_detection_follow_rfc6675() {
+        let mut b = board(6);
+        // Segment 0 lost; 1, 2, 3 SACKed: three SACKed segments above 0 make it lost.
+        assert_eq!(b.sack(100, 400), 300);
+        assert_eq!(b.bytes_in_flight(), 300);
+        assert!(b.detect_sack_losses(3));
+        assert_eq!(b.next_lost(), Some(0));
+        assert_eq!(b.bytes_in_flight(), 200);
+        b.on_retransmit(0, Instant(10));
+        assert_eq!(b.bytes_in_flight(), 300);
+        assert_eq!(b.next_lost(), None);
+        let a = b.ack_to(400);
+        assert_eq!((a.bytes, a.previously_sacked), (400, 300));
+        assert_eq!(b.sacked_bytes(), 0);
+    }
+
+    #[test]
+    fn two_sacked_segments_are_not_enough() {
+        let mut b = board(4);
+        b.sack(200, 400);
+        assert!(!b.detect_sack_losses(3));
+    }
+
+    #[test]
+    fn several_holes_in_one_window_are_all_found() {
+        let mut b = board(10);
+        // Holes at 0 and 2; SACKed 1, 3..=6.
+        b.sack(100, 200);
+        b.sack(300, 700);
+        assert!(b.detect_sack_losses(3));
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Instant(20));
+        assert_eq!(b.next_lost(), Some(2));
+    }
+
+    #[test]
+    fn timeout_marks_everything_unsacked() {
+        let mut b = board(4);
+        b.sack(200, 300);
+        b.mark_all_lost();
+        assert_eq!(b.bytes_in_flight(), 0);
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Instant(5));
+        assert_eq!(b.next_lost(), Some(1));
+        b.on_retransmit(1, Instant(5));
+        assert_eq!(b.next_lost(), Some(3), "the SACKed segment is skipped");
+    }
+}

@@ -1,0 +1,519 @@
+//! The TCP sender: handshake, segmentation, RFC 6298 retransmission timer with Karn's rule, fast
+//! retransmit and recovery (NewReno partial ACKs of RFC 6582 or Reno's, with window inflation),
+//! SACK-based recovery (RFC 6675, segment form), limited transmit (RFC 3042), timestamps and
+//! pacing. The window arithmetic is the congestion controller's; loss recovery is ours.
+
+use core::time::Duration;
+
+use tcpstart_cc::{
+    AckEvent, AckTimestamps, CongestionControl, CongestionEvent, EstablishedEvent, Instant, PartialAckPolicy,
+    RecoveryExitEvent, RtoEvent, SentEvent,
+};
+
+use crate::packet::{Direction, Packet, PacketKind};
+use crate::scenario::TcpConfig;
+use crate::tcp::rtt::RttEstimator;
+use crate::tcp::scoreboard::Scoreboard;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    SynSent,
+    Established,
+    Done,
+}
+
+/// An episode of fast recovery.
+#[derive(Clone, Copy, Debug)]
+struct Recovery {
+    /// Highest sequence sent when recovery began; acknowledging it ends recovery.
+    point: u64,
+    /// Window inflation of RFC 5681 / 6582 (bytes; SACK recovery uses `pipe` instead).
+    inflation: i64,
+    retransmitted_bytes: u64,
+    partial_acks: u32,
+}
+
+/// Counters and milestones of one connection, for the run summary.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub syn_at: Option<Instant>,
+    pub established_at: Option<Instant>,
+    pub done_at: Option<Instant>,
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub bytes_retransmitted: u64,
+    pub fast_recoveries: u64,
+    pub timeouts: u64,
+    pub max_cwnd: u64,
+    /// When slow start first ended, and the window just before it ended.
+    pub slow_start_exit: Option<(Instant, u64)>,
+    pub reached_bdp_at: Option<Instant>,
+    /// Checks failed: a window of zero or less than one segment.
+    pub invalid_windows: u64,
+}
+
+/// One point of the per-flow time series.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowSample {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub inflight: u64,
+    pub srtt: Option<Duration>,
+    pub rtt: Option<Duration>,
+    pub pacing_rate: Option<f64>,
+    pub delivered: u64,
+    pub retransmissions: u64,
+    pub phase: &'static str,
+}
+
+pub struct Sender {
+    flow: u32,
+    cfg: TcpConfig,
+    cc: Box<dyn CongestionControl>,
+    state: State,
+    /// Bytes to send; `u64::MAX` for an unlimited flow.
+    size: u64,
+    snd_una: u64,
+    /// Next new byte to send (the highest sequence sent so far).
+    snd_max: u64,
+    board: Scoreboard,
+    rtt: RttEstimator,
+    dupacks: u32,
+    recovery: Option<Recovery>,
+    /// RFC 6582 `recover`: no new fast retransmit until the cumulative ACK passes it.
+    recover: Option<u64>,
+    consecutive_rtos: u32,
+    rwnd: u64,
+    syn_sent_at: Instant,
+    syn_retransmitted: bool,
+    /// The peer's latest timestamp value, echoed on our segments.
+    peer_tsval: u64,
+    next_send_at: Instant,
+    /// Last time sending stopped because the window was full.
+    window_blocked_at: Option<Instant>,
+    bdp: u64,
+    pub rto_deadline: Option<Instant>,
+    pub pace_deadline: Option<Instant>,
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, size: Option<u64>, bdp: u64) -> Self {
+        let rtt = RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
+        Sender {
+            flow,
+            board: Scoreboard::new(cfg.mss),
+            rtt,
+            cc,
+            state: State::Idle,
+            size: size.unwrap_or(u64::MAX),
+            snd_una: 0,
+            snd_max: 0,
+            dupacks: 0,
+            recovery: None,
+            recover: None,
+            consecutive_rtos: 0,
+            rwnd: cfg.rcv_buf,
+            syn_sent_at: Instant::ZERO,
+            syn_retransmitted: false,
+            peer_tsval: 0,
+            next_send_at: Instant::ZERO,
+            window_blocked_at: None,
+            bdp,
+            rto_deadline: None,
+            pace_deadline: None,
+            stats: SenderStats::default(),
+            cfg,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+    pub fn bytes_acked(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn sample(&self) -> FlowSample {
+        FlowSample {
+            cwnd: self.window(),
+            ssthresh: self.cc.ssthresh(),
+            inflight: self.board.bytes_in_flight(),
+            srtt: self.rtt.srtt(),
+            rtt: self.rtt.latest(),
+            pacing_rate: self.cc.pacing_rate(),
+            delivered: self.snd_una,
+            retransmissions: self.stats.retransmissions,
+            phase: match self.state {
+                State::Idle | State::SynSent => "handshake",
+                State::Established => self.cc.phase(),
+                State::Done => "done",
+            },
+        }
+    }
+
+    /// The window the sender obeys: the controller's cwnd plus recovery inflation.
+    fn window(&self) -> u64 {
+        let inflation = self.recovery.map_or(0, |r| r.inflation);
+        (self.cc.cwnd() as i64 + inflation).max(0) as u64
+    }
+
+    /// Opens the connection with a SYN.
+    pub fn start(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        self.state = State::SynSent;
+        self.stats.syn_at = Some(now);
+        self.send_syn(now, out);
+    }
+
+    fn send_syn(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        self.syn_sent_at = now;
+        let ts = self.cfg.timestamps.then_some((now.0, 0));
+        out.push(Packet {
+            flow: self.flow,
+            kind: PacketKind::Syn,
+            dir: Direction::Forward,
+            ts,
+            created: now,
+            ..Packet::default()
+        });
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// Handles a SYN-ACK or an ACK from the receiver.
+    pub fn on_packet(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
+        match (self.state, pkt.kind) {
+            (State::SynSent, PacketKind::SynAck) => self.on_synack(now, pkt, out),
+            (State::Established, PacketKind::Ack) => self.on_ack(now, pkt, out),
+            _ => {}
+        }
+    }
+
+    fn on_synack(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
+        self.state = State::Established;
+        self.stats.established_at = Some(now);
+        self.rwnd = pkt.rwnd;
+        self.peer_tsval = pkt.ts.map_or(0, |t| t.0);
+        // Karn's rule applies to the handshake too: a retransmitted SYN gives no sample.
+        let handshake_rtt = (!self.syn_retransmitted).then(|| now - self.syn_sent_at);
+        match handshake_rtt {
+            Some(r) => self.rtt.sample(r),
+            None => self.rtt.reset_after_syn_retransmission(),
+        }
+        self.rto_deadline = None;
+        let queued_bytes = self.size;
+        self.with_cc(now, |cc| {
+            cc.on_established(&EstablishedEvent { now, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
+        });
+        self.try_send(now, out);
+    }
+
+    fn on_ack(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
+        self.rwnd = pkt.rwnd;
+        if let Some((tsval, _)) = pkt.ts {
+            self.peer_tsval = tsval;
+        }
+        let mut newly_sacked = 0;
+        if self.cfg.sack {
+            for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
+                newly_sacked += self.board.sack(start, end);
+            }
+        }
+        let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
+        let advanced = pkt.ack > self.snd_una;
+        let mut is_dup = false;
+        let mut rtt_sample = None;
+        let mut bytes_acked = 0;
+        if advanced {
+            let acked = self.board.ack_to(pkt.ack);
+            bytes_acked = acked.bytes;
+            newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
+            self.snd_una = pkt.ack;
+            self.dupacks = 0;
+            // RFC 7323 RTTM: with timestamps every advancing ACK gives a sample, retransmission
+            // or not; without them, Karn's rule admits only never-retransmitted segments.
+            rtt_sample = match pkt.ts {
+                Some((_, tsecr)) if self.cfg.timestamps => Some(now - Instant(tsecr)),
+                _ => acked.rtt_send_time.map(|sent| now - sent),
+            };
+            if let Some(r) = rtt_sample {
+                self.rtt.sample(r);
+                self.consecutive_rtos = 0;
+            }
+        } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una && (!self.cfg.sack || newly_sacked > 0) {
+            self.dupacks += 1;
+            is_dup = true;
+        }
+        if self.cfg.sack {
+            self.board.detect_sack_losses(self.cfg.dupthresh);
+        }
+
+        let window_before = self.window();
+        let ev = AckEvent {
+            now,
+            bytes_acked,
+            bytes_sacked: newly_sacked,
+            rtt_sample,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            prior_in_flight,
+            bytes_in_flight: self.board.bytes_in_flight(),
+            in_recovery: self.recovery.is_some(),
+            cwnd_limited: prior_in_flight + self.cfg.mss as u64 > window_before || self.recently_window_blocked(now),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_max,
+            timestamps: pkt.ts.map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
+            receiver_echo: pkt.echo,
+        };
+        self.with_cc(now, |cc| cc.on_ack(&ev));
+
+        if advanced {
+            self.update_retransmit_timer(now);
+        }
+        self.update_recovery(now, advanced, is_dup, bytes_acked, out);
+
+        if self.snd_una >= self.size {
+            self.finish(now);
+            return;
+        }
+        self.try_send(now, out);
+    }
+
+    fn recently_window_blocked(&self, now: Instant) -> bool {
+        let horizon = self.rtt.srtt().unwrap_or(self.rtt.rto());
+        self.window_blocked_at.is_some_and(|t| now - t <= horizon)
+    }
+
+    fn update_retransmit_timer(&mut self, now: Instant) {
+        if self.board.is_empty() {
+            self.rto_deadline = None;
+            return;
+        }
+        // RFC 6582 "impatient" variant: within one recovery only the first partial ACK restarts
+        // the timer, so a long chain of single retransmissions falls back to a timeout.
+        let restart = self.recovery.is_none_or(|r| r.partial_acks == 0 || self.cfg.sack);
+        if restart {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn update_recovery(&mut self, now: Instant, advanced: bool, is_dup: bool, bytes_acked: u64, out: &mut Vec<Packet>) {
+        let mss = self.cfg.mss as u64;
+        if let Some(mut rec) = self.recovery {
+            if self.snd_una >= rec.point {
+                self.exit_recovery(now, rec);
+            } else if advanced && !self.cfg.sack {
+                if self.cc.partial_ack_policy() == PartialAckPolicy::EndsRecovery {
+                    self.exit_recovery(now, rec);
+                    return;
+                }
+                // RFC 6582 3.2 step 5: retransmit the next hole, deflate by what was acked, add
+                // back one segment if at least one was acked.
+                rec.partial_acks += 1;
+                rec.inflation -= bytes_acked as i64;
+                if bytes_acked >= mss {
+                    rec.inflation += mss as i64;
+                }
+                self.recovery = Some(rec);
+                self.board.mark_lost(0);
+                self.retransmit_first_lost(now, out);
+            } else if is_dup && !self.cfg.sack {
+                rec.inflation += mss as i64;
+                self.recovery = Some(rec);
+            }
+            return;
+        }
+        let first_lost = self.cfg.sack && self.board.get(0).is_some_and(|s| s.lost);
+        let trigger = self.dupacks >= self.cfg.dupthresh || first_lost;
+        let allowed = match (self.recover, self.cc.partial_ack_policy()) {
+            // Reno has no memory of earlier recoveries.
+            (_, PartialAckPolicy::EndsRecovery) if !self.cfg.sack => true,
+            (Some(r), _) if self.cfg.sack => self.snd_una >= r,
+            (Some(r), _) => self.snd_una > r,
+            (None, _) => true,
+        };
+        if self.cfg.fast_retransmit && trigger && allowed && !self.board.is_empty() {
+            self.enter_recovery(now, out);
+        }
+    }
+
+    fn enter_recovery(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        let mss = self.cfg.mss as u64;
+        let flight_size = self.snd_max - self.snd_una;
+        self.stats.fast_recoveries += 1;
+        self.recover = Some(self.snd_max);
+        let high_data = self.snd_max;
+        self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now, flight_size, high_data }));
+        // Without SACK the dupthresh segments that left the network inflate the window.
+        let inflation = if self.cfg.sack { 0 } else { (self.cfg.dupthresh as u64 * mss) as i64 };
+        self.recovery = Some(Recovery { point: high_data, inflation, retransmitted_bytes: 0, partial_acks: 0 });
+        self.board.mark_lost(0);
+        // The fast retransmission goes out whatever the window says (RFC 5681 3.2 step 2).
+        self.retransmit_first_lost(now, out);
+    }
+
+    fn exit_recovery(&mut self, now: Instant, rec: Recovery) {
+        self.recovery = None;
+        let ev = RecoveryExitEvent {
+            now,
+            retransmitted_bytes: rec.retransmitted_bytes,
+            bytes_in_flight: self.board.bytes_in_flight(),
+        };
+        self.with_cc(now, |cc| cc.on_recovery_exit(&ev));
+    }
+
+    fn retransmit_first_lost(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        if let Some(idx) = self.board.next_lost() {
+            self.send_segment(now, Some(idx), out);
+        }
+    }
+
+    /// The retransmission timer expired.
+    pub fn on_rto_timer(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        if self.rto_deadline.is_none_or(|d| d > now) {
+            return;
+        }
+        match self.state {
+            State::SynSent => {
+                self.syn_retransmitted = true;
+                self.stats.timeouts += 1;
+                self.rtt.back_off();
+                self.send_syn(now, out);
+            }
+            State::Established if !self.board.is_empty() => {
+                self.stats.timeouts += 1;
+                self.consecutive_rtos += 1;
+                let ev = RtoEvent { now, flight_size: self.snd_max - self.snd_una, consecutive: self.consecutive_rtos };
+                self.with_cc(now, |cc| cc.on_rto(&ev));
+                self.rtt.back_off();
+                self.board.mark_all_lost();
+                self.recovery = None;
+                self.dupacks = 0;
+                self.recover = Some(self.snd_max);
+                self.next_send_at = now;
+                // RFC 6298 5.4: retransmit the earliest unacknowledged segment now.
+                self.retransmit_first_lost(now, out);
+                self.rto_deadline = Some(now + self.rtt.rto());
+                self.try_send(now, out);
+            }
+            _ => self.rto_deadline = None,
+        }
+    }
+
+    pub fn on_pacing_timer(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
+            self.try_send(now, out);
+        }
+    }
+
+    /// Sends whatever the window, the receiver window, pacing and the application allow.
+    fn try_send(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        if self.state != State::Established {
+            return;
+        }
+        let mss = self.cfg.mss as u64;
+        loop {
+            let lost = self.board.next_lost();
+            let len = match lost {
+                Some(idx) => self.board.get(idx).map_or(0, |s| s.len as u64),
+                None if self.snd_max < self.size => mss.min(self.size - self.snd_max),
+                None => return,
+            };
+            let mut window = self.window();
+            // RFC 3042 limited transmit: one new segment for each of the first two duplicate ACKs.
+            if self.cfg.limited_transmit && self.recovery.is_none() && lost.is_none() {
+                window += self.dupacks.min(2) as u64 * mss;
+            }
+            if self.board.bytes_in_flight() + len > window {
+                self.window_blocked_at = Some(now);
+                return;
+            }
+            if lost.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
+                return;
+            }
+            if self.cc.pacing_rate().is_some() && now < self.next_send_at {
+                self.pace_deadline = Some(self.next_send_at);
+                return;
+            }
+            self.send_segment(now, lost, out);
+        }
+    }
+
+    /// Sends a retransmission of segment `lost`, or the next new segment.
+    fn send_segment(&mut self, now: Instant, lost: Option<usize>, out: &mut Vec<Packet>) {
+        let (seq, len, retransmission) = match lost {
+            Some(idx) => {
+                let s = self.board.get(idx).copied().expect("lost segment exists");
+                self.board.on_retransmit(idx, now);
+                self.stats.retransmissions += 1;
+                self.stats.bytes_retransmitted += s.len as u64;
+                if let Some(r) = self.recovery.as_mut() {
+                    r.retransmitted_bytes += s.len as u64;
+                }
+                (s.seq, s.len, true)
+            }
+            None => {
+                let seq = self.snd_max;
+                let len = (self.cfg.mss as u64).min(self.size - seq) as u32;
+                self.board.push_new(seq, len, now);
+                self.snd_max += len as u64;
+                (seq, len, false)
+            }
+        };
+        let mark = self.cc.segment_mark(seq);
+        let pkt = Packet {
+            flow: self.flow,
+            kind: PacketKind::Data,
+            dir: Direction::Forward,
+            seq,
+            len,
+            ack: 0,
+            rwnd: self.cfg.rcv_buf,
+            ts: self.cfg.timestamps.then_some((now.0, self.peer_tsval)),
+            retransmission,
+            mark,
+            created: now,
+            ..Packet::default()
+        };
+        self.stats.segments_sent += 1;
+        let bytes_in_flight = self.board.bytes_in_flight();
+        self.with_cc(now, |cc| {
+            cc.on_sent(&SentEvent { now, seq, len, is_retransmission: retransmission, bytes_in_flight })
+        });
+        if let Some(rate) = self.cc.pacing_rate() {
+            let gap = Duration::from_secs_f64(pkt.wire_bytes() as f64 / rate);
+            self.next_send_at = self.next_send_at.max(now) + gap;
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        out.push(pkt);
+    }
+
+    fn finish(&mut self, now: Instant) {
+        self.state = State::Done;
+        self.stats.done_at = Some(now);
+        self.rto_deadline = None;
+        self.pace_deadline = None;
+    }
+
+    /// Runs a controller callback and keeps the milestones and window checks that follow it.
+    fn with_cc(&mut self, now: Instant, f: impl FnOnce(&mut dyn CongestionControl)) {
+        let was_slow_start = self.cc.in_slow_start();
+        let window_before = self.window();
+        f(self.cc.as_mut());
+        let cwnd = self.cc.cwnd();
+        if cwnd < self.cfg.mss as u64 || self.cc.pacing_rate().is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+            self.stats.invalid_windows += 1;
+        }
+        if was_slow_start && !self.cc.in_slow_start() && self.stats.slow_start_exit.is_none() {
+            self.stats.slow_start_exit = Some((now, window_before));
+        }
+        let window = self.window();
+        self.stats.max_cwnd = self.stats.max_cwnd.max(window);
+        if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
+            self.stats.reached_bdp_at = Some(now);
+        }
+    }
+}

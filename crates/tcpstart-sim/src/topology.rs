@@ -1,0 +1,74 @@
+//! The dumbbell: N sender/receiver pairs, each on its own access links, sharing one bottleneck
+//! link per direction between two routers.
+//!
+//! ```text
+//!  sender i --sender{i}_out--> R1 --bottleneck-----> R2 --receiver{i}_in--> receiver i
+//!  sender i <--sender{i}_in--- R1 <--bottleneck_rev-- R2 <-receiver{i}_out-- receiver i
+//! ```
+//! Link indices: 0 bottleneck, 1 bottleneck_rev, then four per flow in the order above.
+
+use crate::link::Link;
+use crate::packet::Direction;
+use crate::queue::DropTail;
+use crate::scenario::Scenario;
+
+pub const BOTTLENECK: u32 = 0;
+pub const BOTTLENECK_REV: u32 = 1;
+
+fn flow_link(flow: u32, k: u32) -> u32 {
+    2 + 4 * flow + k
+}
+
+pub fn link_names(flows: usize) -> Vec<String> {
+    let mut names = vec!["bottleneck".to_string(), "bottleneck_rev".to_string()];
+    for i in 0..flows {
+        names.extend([
+            format!("sender{i}_out"),
+            format!("sender{i}_in"),
+            format!("receiver{i}_in"),
+            format!("receiver{i}_out"),
+        ]);
+    }
+    names
+}
+
+/// The links a flow's packets cross, in order, for one direction.
+pub fn route(flow: u32, dir: Direction) -> [u32; 3] {
+    match dir {
+        Direction::Forward => [flow_link(flow, 0), BOTTLENECK, flow_link(flow, 2)],
+        Direction::Reverse => [flow_link(flow, 3), BOTTLENECK_REV, flow_link(flow, 1)],
+    }
+}
+
+pub fn build_links(s: &Scenario) -> Vec<Link> {
+    let net = &s.network;
+    let names = link_names(s.flows.len());
+    // Each link draws its random losses from its own stream, so adding a flow does not change
+    // the loss pattern other links see.
+    let seed = |i: usize| ((s.seed as u128) << 64) ^ (i as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut links = vec![
+        Link::new(names[0].clone(), net.rate_bps, net.delay, net.loss, Box::new(DropTail::new(net.queue)), seed(0)),
+        Link::new(
+            names[1].clone(),
+            net.reverse_rate_bps,
+            net.delay,
+            net.reverse_loss,
+            Box::new(DropTail::new(net.reverse_queue)),
+            seed(1),
+        ),
+    ];
+    for (i, f) in s.flows.iter().enumerate() {
+        for k in 0..4 {
+            let idx = 2 + 4 * i + k;
+            links.push(Link::new(
+                names[idx].clone(),
+                f.access_rate_bps,
+                f.access_delay,
+                0.0,
+                Box::new(DropTail::new(net.access_queue)),
+                seed(idx),
+            ));
+        }
+    }
+    links
+}

@@ -1,0 +1,33 @@
+//! Shared helpers for the scenario tests: build a scenario from JSON and run it with the
+//! simulator's invariants checked, so every test run also checks packet conservation.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use tcpstart_sim::{scenario, RunOutput};
+
+pub fn run(spec: Value) -> RunOutput {
+    let s = scenario::from_json(&spec.to_string()).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
+    let out = tcpstart_sim::run(s);
+    let inv = &out.invariants;
+    assert!(inv.ok, "invariants violated: {inv:?}");
+    assert_eq!(inv.packets_created, inv.delivered + inv.dropped + inv.in_network);
+    // Time never goes backwards in any recorded series.
+    assert!(out.flows.t.windows(2).all(|w| w[0] <= w[1]), "flow trace time went backwards");
+    assert!(out.queues.t.windows(2).all(|w| w[0] <= w[1]), "queue trace time went backwards");
+    assert!(out.flows.cwnd.iter().all(|&c| c > 0));
+    out
+}
+
+pub fn flow<'a>(out: &'a RunOutput, i: usize) -> &'a Value {
+    &out.summary["flows"][i]
+}
+
+pub fn link<'a>(out: &'a RunOutput, name: &str) -> &'a Value {
+    out.summary["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap()
+}
+
+/// (time, cwnd) samples of one flow.
+pub fn cwnd_series(out: &RunOutput, flow: u32) -> Vec<(f64, u64)> {
+    (0..out.flows.t.len()).filter(|&i| out.flows.flow[i] == flow).map(|i| (out.flows.t[i], out.flows.cwnd[i])).collect()
+}
