@@ -96,6 +96,10 @@ pub struct RawFlow {
     pub count: Option<u32>,
     pub access_rate: Option<Quantity>,
     pub access_delay: Option<Quantity>,
+    /// Data transmissions of this flow (1-based, counting retransmissions) that the bottleneck
+    /// drops: a scripted loss pattern for studying recovery.
+    #[serde(default)]
+    pub drop_transmissions: Vec<u64>,
     #[serde(default)]
     pub tcp: RawTcp,
 }
@@ -162,6 +166,8 @@ pub struct FlowSpec {
     pub start: Duration,
     pub access_rate_bps: f64,
     pub access_delay: Duration,
+    /// Sorted, 1-based data transmission numbers the bottleneck drops.
+    pub drop_transmissions: Vec<u64>,
     pub tcp: TcpConfig,
 }
 
@@ -492,6 +498,17 @@ impl RawScenario {
                 access_delay: match &raw.access_delay {
                     Some(q) => time(&format!("{at}.access_delay"), q, Duration::ZERO, MAX_TIME)?,
                     None => access_delay,
+                },
+                drop_transmissions: {
+                    let mut d = raw.drop_transmissions.clone();
+                    if d.contains(&0) {
+                        return Err(ScenarioError::new(
+                            format!("{at}.drop_transmissions"),
+                            "transmissions are numbered from 1",
+                        ));
+                    }
+                    d.sort_unstable();
+                    d
                 },
                 tcp: raw.tcp.over(&self.tcp).resolve(&format!("{at}.tcp"))?,
             };

@@ -10,7 +10,7 @@ use crate::pool::PacketPool;
 use crate::queue::Queued;
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender};
-use crate::topology::{build_links, route};
+use crate::topology::{build_links, route, BOTTLENECK};
 use crate::trace::{FlowTrace, PacketEvent, PacketTrace, QueueTrace};
 
 /// One TCP connection: both ends and the timer events scheduled for them.
@@ -21,6 +21,8 @@ struct Connection {
     /// early finds no due deadline and does nothing.
     scheduled: [Option<Instant>; 3],
     drops: u64,
+    /// Data packets of this flow that reached the bottleneck, for scripted drops.
+    bottleneck_data: u64,
 }
 
 /// Packet accounting for the conservation check.
@@ -77,6 +79,7 @@ impl Simulation {
                 receiver: Receiver::new(f.tcp.clone(), clock_offset, registry::build_receiver_hook(&f.algorithm)),
                 scheduled: [None; 3],
                 drops: 0,
+                bottleneck_data: 0,
             });
             events.schedule(Instant::ZERO + f.start, Event::FlowStart { flow: i as u32 });
         }
@@ -129,6 +132,8 @@ impl Simulation {
             let (now, ev) = self.events.pop().expect("peeked");
             self.dispatch(now, ev);
         }
+        self.flow_trace.flush();
+        self.queue_trace.flush();
         self.end = match limit {
             Some(l) => l,
             None => self.events.now(),
@@ -216,6 +221,10 @@ impl Simulation {
     }
 
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
+        if link == BOTTLENECK && self.scripted_drop(slot) {
+            self.drop_packet(now, slot, link);
+            return;
+        }
         let bytes = self.pool.get(slot).wire_bytes();
         let l = &mut self.links[link as usize];
         match l.offer(now, Queued { slot, bytes }) {
@@ -228,6 +237,16 @@ impl Simulation {
         }
         let l = &self.links[link as usize];
         self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+    }
+
+    fn scripted_drop(&mut self, slot: u32) -> bool {
+        let pkt = self.pool.get(slot);
+        if pkt.kind != PacketKind::Data {
+            return false;
+        }
+        let conn = &mut self.conns[pkt.flow as usize];
+        conn.bottleneck_data += 1;
+        self.scenario.flows[pkt.flow as usize].drop_transmissions.binary_search(&conn.bottleneck_data).is_ok()
     }
 
     /// Packets are captured as their first bit goes onto the link.

@@ -12,8 +12,51 @@ fn secs(d: Option<Duration>) -> f64 {
     d.map_or(f64::NAN, |d| d.as_secs_f64())
 }
 
-/// Per-flow state over time, sampled on change at most once per `interval` (a phase change is
-/// always recorded, so short phases are never lost).
+/// Decimation shared by the time series: per key (flow or link), a row is written when the state
+/// changes, at most once per `interval`. A change inside the interval is held back and written
+/// before the next row (or at the end), so a series never shows a stale value after a burst.
+#[derive(Debug, Default)]
+struct Decimator<S> {
+    interval: Duration,
+    last: Vec<Option<(Instant, S)>>,
+    pending: Vec<Option<(Instant, S)>>,
+}
+
+impl<S: Copy> Decimator<S> {
+    fn new(keys: usize, interval: Duration) -> Self {
+        Decimator { interval, last: vec![None; keys], pending: vec![None; keys] }
+    }
+
+    /// Returns the rows to write now, oldest first. `same` says two states need no new row;
+    /// `urgent` says the change must be written even within the interval.
+    fn offer(
+        &mut self,
+        now: Instant,
+        key: usize,
+        s: S,
+        same: impl Fn(&S, &S) -> bool,
+        urgent: impl Fn(&S, &S) -> bool,
+    ) -> [Option<(Instant, S)>; 2] {
+        if let Some((t, prev)) = self.last[key] {
+            if same(&prev, &s) {
+                self.pending[key] = None;
+                return [None, None];
+            }
+            if !urgent(&prev, &s) && now - t < self.interval {
+                self.pending[key] = Some((now, s));
+                return [None, None];
+            }
+        }
+        self.last[key] = Some((now, s));
+        [self.pending[key].take(), Some((now, s))]
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = (usize, (Instant, S))> + '_ {
+        self.pending.iter_mut().enumerate().filter_map(|(k, p)| p.take().map(|row| (k, row)))
+    }
+}
+
+/// Per-flow state over time (a phase change is always written at once).
 #[derive(Debug, Default, Serialize)]
 pub struct FlowTrace {
     pub t: Vec<f64>,
@@ -28,25 +71,31 @@ pub struct FlowTrace {
     pub retransmissions: Vec<u64>,
     pub phase: Vec<&'static str>,
     #[serde(skip)]
-    interval: Duration,
-    #[serde(skip)]
-    last: Vec<Option<(Instant, FlowSample)>>,
+    decimator: Decimator<FlowSample>,
 }
 
 impl FlowTrace {
     pub fn new(flows: usize, interval: Duration) -> Self {
-        FlowTrace { interval, last: vec![None; flows], ..Default::default() }
+        FlowTrace { decimator: Decimator::new(flows, interval), ..Default::default() }
     }
 
     pub fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
-        if let Some((t, prev)) = self.last[flow as usize] {
-            let changed = (prev.cwnd, prev.ssthresh, prev.inflight, prev.delivered)
-                != (s.cwnd, s.ssthresh, s.inflight, s.delivered);
-            if prev.phase == s.phase && (!changed || now - t < self.interval) {
-                return;
-            }
+        let key = |x: &FlowSample| (x.cwnd, x.ssthresh, x.inflight, x.delivered, x.phase);
+        let rows = self.decimator.offer(now, flow as usize, s, |a, b| key(a) == key(b), |a, b| a.phase != b.phase);
+        for (t, row) in rows.into_iter().flatten() {
+            self.push(t, flow, row);
         }
-        self.last[flow as usize] = Some((now, s));
+    }
+
+    /// Writes the states still held back; call once when the run ends.
+    pub fn flush(&mut self) {
+        let held: Vec<_> = self.decimator.drain().collect();
+        for (flow, (t, s)) in held {
+            self.push(t, flow as u32, s);
+        }
+    }
+
+    fn push(&mut self, now: Instant, flow: u32, s: FlowSample) {
         self.t.push(now.as_secs_f64());
         self.flow.push(flow);
         self.cwnd.push(s.cwnd);
@@ -61,7 +110,7 @@ impl FlowTrace {
     }
 }
 
-/// Queue length of every link, recorded when it changes, at most once per `interval` per link.
+/// Queue length of every link over time (a queue that empties is written at once).
 #[derive(Debug, Default, Serialize)]
 pub struct QueueTrace {
     pub t: Vec<f64>,
@@ -69,23 +118,29 @@ pub struct QueueTrace {
     pub packets: Vec<u64>,
     pub bytes: Vec<u64>,
     #[serde(skip)]
-    interval: Duration,
-    #[serde(skip)]
-    last: Vec<Option<(Instant, u64)>>,
+    decimator: Decimator<(u64, u64)>,
 }
 
 impl QueueTrace {
     pub fn new(links: usize, interval: Duration) -> Self {
-        QueueTrace { interval, last: vec![None; links], ..Default::default() }
+        QueueTrace { decimator: Decimator::new(links, interval), ..Default::default() }
     }
 
     pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64) {
-        match self.last[link as usize] {
-            Some((_, p)) if p == packets => return,
-            Some((t, _)) if now - t < self.interval && packets != 0 => return,
-            _ => {}
+        let rows = self.decimator.offer(now, link as usize, (packets, bytes), |a, b| a.0 == b.0, |_, b| b.0 == 0);
+        for (t, row) in rows.into_iter().flatten() {
+            self.push(t, link, row);
         }
-        self.last[link as usize] = Some((now, packets));
+    }
+
+    pub fn flush(&mut self) {
+        let held: Vec<_> = self.decimator.drain().collect();
+        for (link, (t, row)) in held {
+            self.push(t, link as u32, row);
+        }
+    }
+
+    fn push(&mut self, now: Instant, link: u32, (packets, bytes): (u64, u64)) {
         self.t.push(now.as_secs_f64());
         self.link.push(link);
         self.packets.push(packets);
