@@ -1,0 +1,116 @@
+//! Loss recovery: fast retransmit/recovery, NewReno partial ACKs, SACK recovery of several losses
+//! in one window, retransmission timeouts with backoff and Karn's rule, and the delayed-ACK timer.
+//! Losses are scripted (`drop_transmissions`) so each test knows exactly what was lost.
+
+mod common;
+use serde_json::{json, Value};
+
+const MSS: f64 = 1460.0;
+
+/// A 300-segment transfer on a 10 Mbps / 100 ms path with a large queue, so only the scripted
+/// drops lose packets.
+fn transfer(algorithm: &str, sack: bool, drops: &[u64], extra_tcp: Value) -> tcpstart_sim::RunOutput {
+    let mut tcp = json!({"sack": sack, "delayed_ack": false, "initial_window": 10});
+    tcp.as_object_mut().unwrap().extend(extra_tcp.as_object().unwrap().clone());
+    common::run(json!({
+        "network": {"rate": "10Mbps", "rtt": "100ms", "queue": "1000pkt"},
+        "tcp": tcp,
+        "flows": [{"algorithm": algorithm, "size": 300.0 * MSS, "drop_transmissions": drops}],
+        "trace": {"packets": true}
+    }))
+}
+
+fn stat(out: &tcpstart_sim::RunOutput, key: &str) -> u64 {
+    common::flow(out, 0)[key].as_u64().unwrap()
+}
+
+fn completion(out: &tcpstart_sim::RunOutput) -> f64 {
+    common::flow(out, 0)["completion_time"].as_f64().unwrap()
+}
+
+/// Times of the packet-trace events of kind `event`.
+fn event_times(out: &tcpstart_sim::RunOutput, event: &str) -> Vec<f64> {
+    let p = out.packets.as_ref().unwrap();
+    (0..p.t.len()).filter(|&i| p.event[i] == event).map(|i| p.t[i]).collect()
+}
+
+#[test]
+fn fast_retransmit_repairs_a_single_loss_and_halves_the_window() {
+    let out = transfer("newreno", false, &[40], json!({}));
+    assert_eq!((stat(&out, "retransmissions"), stat(&out, "fast_recoveries"), stat(&out, "timeouts")), (1, 1, 0));
+    // Slow start ended at the loss; afterwards cwnd is half the flight size at detection.
+    let exit_cwnd = common::flow(&out, 0)["ss_exit_cwnd"].as_f64().unwrap();
+    let f = &out.flows;
+    let after: Vec<u64> =
+        (0..f.t.len()).filter(|&i| f.phase[i] == "congestion_avoidance").map(|i| f.ssthresh[i]).collect();
+    let ssthresh = after[0] as f64;
+    assert!(ssthresh >= 0.4 * exit_cwnd && ssthresh <= 0.6 * exit_cwnd, "ssthresh {ssthresh} vs cwnd {exit_cwnd}");
+}
+
+#[test]
+fn newreno_recovers_two_losses_in_one_window_without_timeout_and_reno_does_not() {
+    let newreno = transfer("newreno", false, &[40, 44], json!({}));
+    assert_eq!(
+        (stat(&newreno, "retransmissions"), stat(&newreno, "fast_recoveries"), stat(&newreno, "timeouts")),
+        (2, 1, 0)
+    );
+    // Reno leaves recovery at the first partial ACK and needs a second recovery or a timeout.
+    let reno = transfer("reno", false, &[40, 44], json!({}));
+    assert!(stat(&reno, "fast_recoveries") + stat(&reno, "timeouts") >= 2, "{}", common::flow(&reno, 0));
+}
+
+#[test]
+fn sack_recovers_many_losses_in_one_window_faster_than_newreno() {
+    let drops = [40, 42, 44, 46];
+    let sack = transfer("newreno", true, &drops, json!({}));
+    assert_eq!((stat(&sack, "retransmissions"), stat(&sack, "fast_recoveries"), stat(&sack, "timeouts")), (4, 1, 0));
+    let newreno = transfer("newreno", false, &drops, json!({}));
+    assert_eq!(stat(&newreno, "timeouts"), 0);
+    // NewReno repairs one hole per round trip; SACK repairs all of them in the first.
+    let retx_sack = event_times(&sack, "retransmit");
+    let retx_newreno = event_times(&newreno, "retransmit");
+    let span = |v: &[f64]| v.last().unwrap() - v.first().unwrap();
+    assert!(span(&retx_sack) < 0.05, "SACK retransmissions spread over {} s", span(&retx_sack));
+    assert!(span(&retx_newreno) > 0.25, "NewReno retransmissions spread over {} s", span(&retx_newreno));
+    assert!(completion(&sack) < completion(&newreno));
+}
+
+#[test]
+fn retransmission_timeout_backs_off_and_karn_ignores_retransmitted_samples() {
+    // A 10-segment transfer whose last segment and its first two retransmissions are lost: no
+    // duplicate ACKs can follow, so only the timer recovers it, three times.
+    let out = common::run(json!({
+        "network": {"rate": "10Mbps", "rtt": "100ms"},
+        "tcp": {"sack": true, "delayed_ack": false, "timestamps": false, "rto_min": "200ms"},
+        "flows": [{"algorithm": "newreno", "size": 10.0 * MSS, "drop_transmissions": [10, 11, 12]}],
+        "trace": {"packets": true}
+    }));
+    assert_eq!((stat(&out, "timeouts"), stat(&out, "retransmissions")), (3, 3));
+    let retx = event_times(&out, "retransmit");
+    let first_wait = retx[1] - retx[0];
+    let second_wait = retx[2] - retx[1];
+    assert!((second_wait / first_wait - 2.0).abs() < 0.05, "waits {first_wait} then {second_wait}");
+    // Karn: the ACK of a retransmission gives no RTT sample, so the latest sample stays the one
+    // taken before the loss. (A sample from the retransmission would be a bare round trip, shorter
+    // than the earlier samples, which include the queueing of the initial burst.)
+    let f = &out.flows;
+    let before = (0..f.t.len()).filter(|&i| f.t[i] < retx[0]).map(|i| f.rtt[i]).last().unwrap();
+    assert!(before > 0.105, "the pre-loss sample {before} should include queueing");
+    assert_eq!(*f.rtt.last().unwrap(), before, "an RTT sample was taken from a retransmitted segment");
+}
+
+#[test]
+fn delayed_ack_timer_acknowledges_a_lone_segment() {
+    let run = |timeout: &str| {
+        common::run(json!({
+            "network": {"rate": "100Mbps", "rtt": "100ms"},
+            "tcp": {"delayed_ack": true, "delack_timeout": timeout},
+            "flows": [{"algorithm": "newreno", "size": 1000}]
+        }))
+    };
+    let slow = completion(&run("200ms"));
+    let fast = completion(&run("40ms"));
+    // Handshake + one round trip + the timer, in both cases.
+    assert!((slow - fast - 0.160).abs() < 0.001, "{slow} vs {fast}");
+    assert!((fast - 0.240).abs() < 0.005, "{fast}");
+}
