@@ -112,8 +112,11 @@ impl CongestionControl for Reno {
     }
 
     fn on_recovery_exit(&mut self, _ev: &RecoveryExitEvent) {
-        self.cwnd = self.ssthresh;
-        self.in_recovery = false;
+        // Deflate only out of a recovery this controller entered (ssthresh is set then).
+        if self.in_recovery {
+            self.cwnd = self.ssthresh;
+            self.in_recovery = false;
+        }
     }
 
     fn on_rto(&mut self, ev: &RtoEvent) {
