@@ -83,6 +83,11 @@ def _mbps(bps: Optional[float]) -> str:
     return "-" if bps is None else f"{bps / 1e6:.2f} Mbps"
 
 
+def _table(*headers: str) -> Table:
+    # No frame, so that the tables fit in 80 columns when output is piped.
+    return Table(*headers, box=None, pad_edge=False, header_style="bold underline")
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "_", text)
 
@@ -158,7 +163,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except ScenarioError as e:
             raise _compare_error(e, scenario) from None
 
-    how = "sharing one bottleneck" if args.shared else "each alone on its own bottleneck"
+    how = "sharing one bottleneck" if args.shared else "one run each"
     console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}")
     results = {name: run(s) for name, s in scenarios.items()}
     rows = _compare_rows(results)
@@ -174,7 +179,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             result.write_into(folder)
         _compare_plots(results, args.shared, tmp)
 
-    table = Table("algorithm", "completion", "goodput", "time to BDP", "peak queue", "drops", "retrans")
+    table = _table("algorithm", "completion", "goodput", "time to BDP", "peak queue", "drops", "retx")
     for r in rows:
         table.add_row(
             r["algorithm"],
@@ -194,12 +199,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _summary_table(result: Result) -> Table:
-    table = Table("flow", "algorithm", "completion", "goodput", "max cwnd", "slow start ended", "retrans", "timeouts", "drops")
+    table = _table("flow", "algorithm", "completion", "goodput", "max cwnd", "ss exit", "retx", "RTOs", "drops")
     for f in result.raw_summary["flows"]:
         table.add_row(
             str(f["id"]),
             f["algorithm"],
-            _secs(f["completion_time"]) if f["completed"] else "not completed",
+            _secs(f["completion_time"]) if f["completed"] else "no",
             _mbps(f["goodput_bps"]),
             f"{f['max_cwnd'] / 1e3:.1f} KB",
             _secs(f["ss_exit_time"]),
@@ -242,7 +247,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(algos, indent=2))
         return 0
-    table = Table("algorithm", "description", "parameters (default, range)", show_lines=True)
+    table = Table("algorithm", "description", "parameters: default [range]", show_lines=True)
     for a in algos:
         params = "\n".join(
             f"{p['name']} = {p['default']:g}  [{p['min']:g}, {p['max']:g}]{' integer' if p['integer'] else ''}\n  {p['doc']}"

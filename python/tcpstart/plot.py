@@ -95,19 +95,23 @@ def seq(
         (line,) = ax.plot(sent["t"].to_numpy(), (sent["seq"] - base).to_numpy() / 1e6, ".", markersize=2, label=label)
         again = part.filter(pl.col("event") == "retransmit")
         ax.plot(again["t"].to_numpy(), (again["seq"] - base).to_numpy() / 1e6, "x", color="red", markersize=4)
+        lost = part.filter((pl.col("event") == "drop") & (pl.col("len") > 0))
+        ax.plot(lost["t"].to_numpy(), (lost["seq"] - base).to_numpy() / 1e6, "v", color="black", markersize=4)
         acks = part.filter(pl.col("event") == "ack_arrive")
         ax.step(acks["t"].to_numpy(), (acks["ack"] - base).to_numpy() / 1e6, where="post", color=line.get_color(), linewidth=0.8)
     ax.plot([], [], "x", color="red", label="retransmission")
+    ax.plot([], [], "v", color="black", label="dropped")
     _finish(ax)
     return fig
 
 
 def queue(queues: pl.DataFrame) -> Figure:
-    """Packets queued at each link that ever held a queue (the bottleneck is always shown)."""
+    """Packets queued at each link that ever built a queue (the bottleneck is always shown)."""
     fig, ax = _axes("Queue length", "packets queued")
     for link in queues["link"].unique(maintain_order=True):
         part = queues.filter(pl.col("link") == link)
-        if link == "bottleneck" or part["packets"].max() > 0:
+        # One packet is just the one being sent; only links that built a queue are interesting.
+        if link == "bottleneck" or part["packets"].max() > 1:
             ax.step(part["t"].to_numpy(), part["packets"].to_numpy(), where="post", label=link)
     _finish(ax)
     return fig

@@ -49,6 +49,12 @@ def _frame(columns: dict[str, Any], types: dict[str, Any]) -> pl.DataFrame:
     return pl.DataFrame(columns, schema_overrides=known)
 
 
+def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
+    # JSON objects arrive with sorted keys; the identifying columns read best on the left.
+    df = pl.DataFrame(rows, infer_schema_length=None)
+    return df.select(*[c for c in first if c in df.columns], pl.exclude(first))
+
+
 @dataclass
 class Result:
     """Everything a run produced.
@@ -84,12 +90,12 @@ class Result:
     @property
     def summary(self) -> pl.DataFrame:
         """One row per flow: completion time, goodput, retransmissions, slow-start exit, ..."""
-        return pl.DataFrame(self.raw_summary["flows"], infer_schema_length=None)
+        return _rows(self.raw_summary["flows"], first=("id", "algorithm"))
 
     @property
     def links(self) -> pl.DataFrame:
         """One row per link: utilization, drops, queue occupancy."""
-        return pl.DataFrame(self.raw_summary["links"], infer_schema_length=None)
+        return _rows(self.raw_summary["links"], first=("name",))
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Writes summary.json, scenario.json, flows/queues/packets.parquet and <link>.pcap.

@@ -45,7 +45,7 @@ def _set_fields(obj: Any) -> dict[str, Any]:
             value = value.to_dict()
         elif isinstance(value, list) and value and dataclasses.is_dataclass(value[0]):
             value = [v.to_dict() for v in value]
-        if value is None or value == {} or value == []:
+        if value is None or value == {}:
             continue
         out[f.name] = value
     return out
@@ -129,7 +129,7 @@ class Trace:
     interval: Optional[Quantity] = None
     queue_interval: Optional[Quantity] = None
     packets: Optional[bool] = None
-    pcap: List[str] = field(default_factory=list)
+    pcap: Optional[List[str]] = None
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)
