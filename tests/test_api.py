@@ -123,6 +123,26 @@ def test_result_tables() -> None:
     assert set(res.queues.columns) >= {"t", "link", "packets", "bytes"}
 
 
+def test_summary_has_the_agreed_fields() -> None:
+    """The fields the Python side and users rely on; the core may add more."""
+    summary = ts.run(SCENARIOS / "two-flows-shared.toml").raw_summary
+    flow_fields = {
+        "id", "algorithm", "start", "size", "completed", "completion_time", "goodput_bps", "bytes_acked",
+        "retransmissions", "timeouts", "drops", "max_cwnd", "ss_exit_time", "ss_exit_cwnd", "bdp_bytes",
+        "time_to_bdp", "base_rtt",
+    }  # fmt: skip
+    link_fields = {
+        "name", "rate_bps", "utilization", "drops", "max_queue_packets", "mean_queue_packets", "max_queue_bytes",
+        "packets_sent",
+    }  # fmt: skip
+    assert all(flow_fields <= set(f) for f in summary["flows"])
+    assert all(link_fields <= set(link) for link in summary["links"])
+    assert {"end_time", "events"} <= set(summary["sim"])
+    assert {"packets_created", "delivered", "dropped", "in_network", "ok"} <= set(summary["invariants"])
+    assert [f["id"] for f in summary["flows"]] == [0, 1]
+    assert {"bottleneck", "bottleneck_rev", "sender0_out", "receiver1_in"} <= {link["name"] for link in summary["links"]}
+
+
 def test_save_and_load(tmp_path: Path) -> None:
     res = ts.run(ts.load_scenario(SCENARIOS / "pcap-example.toml"))
     res.save(tmp_path / "res")

@@ -32,6 +32,11 @@ CASES = {
         {"s.toml": '[network]\nrate = "20Mbps\nrtt = "200ms"\n' + ONE_FLOW},
         ["s.toml", "invalid TOML", "line 2"],
     ),
+    "unknown pcap link": (
+        ["run", "s.toml", "--out", "out", "--pcap", "nowhere"],
+        {"s.toml": GOOD_NETWORK + ONE_FLOW},
+        ["trace.pcap[0]", "nowhere"],
+    ),
     "missing file": (["run", "nope.toml", "--out", "out"], {}, ["nope.toml", "no such file"]),
     "folder instead of file": (["validate", "sub"], {"sub/x": ""}, ["sub", "cannot read"]),
     "invalid file to validate": (
@@ -48,6 +53,7 @@ CASES = {
     "negative seed": (["compare", "--seed", "-1", "--out", "out"], {}, ["--seed"]),
     "missing option value": (["compare", "--rtt"], {}, ["--rtt"]),
     "plot of a folder without results": (["plot", "empty"], {"empty/readme.txt": ""}, ["empty", "summary.json"]),
+    "plot of a damaged folder": (["plot", "res"], {"res/summary.json": "{"}, ["res", "damaged"]),
 }
 
 

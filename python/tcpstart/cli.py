@@ -24,7 +24,8 @@ from tcpstart.results import Result
 from tcpstart.run import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
 
-console = Console()
+# Soft wrapping keeps long paths on one line when output is piped; tables still fit the width.
+console = Console(soft_wrap=True)
 
 # Options whose values may start with "-": argparse would take "-5Mbps" for an option, but a
 # negative rate is a value the core should explain.

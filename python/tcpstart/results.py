@@ -135,7 +135,7 @@ class Result:
                 pcaps={p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))},
                 scenario=json.loads(scenario.read_text()) if scenario.exists() else None,
             )
-        except pl.exceptions.PolarsError as e:
+        except (pl.exceptions.PolarsError, json.JSONDecodeError) as e:
             raise ValueError(f"{d}: damaged result file: {str(e).splitlines()[0]}") from None
 
     def flow_labels(self) -> dict[int, str]:
