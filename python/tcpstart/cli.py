@@ -169,8 +169,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     results = {name: run(s) for name, s in scenarios.items()}
     rows = _compare_rows(results)
 
-    out = Path(args.out or f"tcpstart-out/compare-{_slug(args.rate)}-{_slug(args.rtt)}-{_slug(args.size)}"
-               + ("-shared" if args.shared else ""))
+    default = f"tcpstart-out/compare-{_slug(args.rate)}-{_slug(args.rtt)}-{_slug(args.size)}"
+    out = Path(args.out or default + ("-shared" if args.shared else ""))
     with atomic_directory(out) as tmp:
         pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp / "compare.csv")
         for name, result in results.items():
