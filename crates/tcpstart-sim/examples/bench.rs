@@ -57,6 +57,9 @@ fn main() {
     println!("bottleneck utilization:       {:.4}", bottleneck["utilization"].as_f64().unwrap_or(0.0));
     println!("bottleneck drops:             {}", bottleneck["drops"]);
     println!("invariants ok:                {invariants_ok}");
+    // The time series are kept in full (1 ms default sampling), so they are the part of memory
+    // expected to grow with simulated duration; printed to tell that apart from a leak.
+    println!("trace rows (flow / queue):    {} / {}", out.flows.t.len(), out.queues.t.len());
     // Read at the very end, after `run` has returned, so the high-water mark covers the whole run.
     println!("peak RSS (VmHWM):             {}", peak_rss().unwrap_or_else(|| "unavailable".into()));
 
