@@ -24,7 +24,11 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         (1u32..=MSS as u32).prop_map(Step::Sent),
-        (0u64..64, 1u64..2000, any::<bool>()).prop_map(|(segments, rtt_ms, limited)| Step::Ack { segments, rtt_ms, limited }),
+        (0u64..64, 1u64..2000, any::<bool>()).prop_map(|(segments, rtt_ms, limited)| Step::Ack {
+            segments,
+            rtt_ms,
+            limited
+        }),
         Just(Step::DupAck),
         Just(Step::Loss),
         Just(Step::RecoveryExit),

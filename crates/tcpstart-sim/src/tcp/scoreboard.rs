@@ -76,7 +76,7 @@ impl Scoreboard {
 
     fn index_of(&self, seq: u64) -> Option<usize> {
         let front = self.segs.front()?;
-        let idx = ((seq - front.seq) / self.mss) as usize;
+        let idx = (seq.checked_sub(front.seq)? / self.mss) as usize;
         (idx < self.segs.len()).then_some(idx)
     }
 
@@ -180,10 +180,9 @@ impl Scoreboard {
     pub fn detect_sack_losses(&mut self, dupthresh: u32) -> bool {
         let mut sacked_above = 0;
         let mut boundary = None;
-        for idx in (0..self.segs.len()).rev() {
-            if self.segs[idx].seq + self.segs[idx].len as u64 > self.highest_sacked_end {
-                continue;
-            }
+        // Nothing above the highest SACKed byte can count, so the scan starts there.
+        let Some(top) = self.highest_sacked_end.checked_sub(1).and_then(|b| self.index_of(b)) else { return false };
+        for idx in (0..=top).rev() {
             if self.segs[idx].sacked {
                 sacked_above += 1;
                 if sacked_above >= dupthresh {
@@ -282,6 +281,14 @@ mod tests {
         assert_eq!(b.next_lost(), Some(0));
         b.on_retransmit(0, Instant(20));
         assert_eq!(b.next_lost(), Some(2));
+    }
+
+    #[test]
+    fn loss_detection_after_the_sacked_data_was_cumulatively_acked() {
+        let mut b = board(6);
+        b.sack(100, 400);
+        b.ack_to(500);
+        assert!(!b.detect_sack_losses(3), "no SACKed segment remains above the front");
     }
 
     #[test]
