@@ -512,7 +512,7 @@ impl RawScenario {
                 },
                 tcp: raw.tcp.over(&self.tcp).resolve(&format!("{at}.tcp"))?,
             };
-            flows.extend(std::iter::repeat(spec).take(count as usize));
+            flows.extend(std::iter::repeat_n(spec, count as usize));
         }
 
         let duration = match &self.duration {

@@ -43,7 +43,7 @@ impl RttEstimator {
             }
             Some(srtt) => {
                 // RTTVAR is updated first, with the old SRTT (alpha = 1/8, beta = 1/4).
-                let err = if srtt > r { srtt - r } else { r - srtt };
+                let err = srtt.abs_diff(r);
                 self.rttvar = (self.rttvar * 3 + err) / 4;
                 self.srtt = Some((srtt * 7 + r) / 8);
             }
