@@ -14,5 +14,7 @@ pub mod time;
 pub use controller::{CongestionControl, PartialAckPolicy};
 pub use events::{AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 pub use receiver::{ReceiverHook, SegmentArrival};
-pub use registry::{algorithms, build, build_receiver_hook, AlgorithmInfo, CcConfig, ParamError, ParamSpec};
+pub use registry::{
+    algorithms, build, build_receiver_hook, AlgorithmInfo, CcConfig, ParamError, ParamSpec, Params, Registration,
+};
 pub use time::{Duration, Instant};

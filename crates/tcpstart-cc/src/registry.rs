@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::reno::{Reno, RenoVariant};
+use crate::reno;
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -52,36 +52,37 @@ impl fmt::Display for ParamError {
     }
 }
 
-const ABC: ParamSpec = ParamSpec {
-    name: "abc",
-    default: 1.0,
-    min: 0.0,
-    max: 64.0,
-    integer: true,
-    doc: "byte-counting limit L in segments per ACK (RFC 3465): 1 = RFC 5681 per-ACK growth, 2 = RFC 3465, 0 = unlimited (Linux)",
-};
+/// Parameters after resolution: every parameter of the algorithm with its given or default value.
+pub type Params = BTreeMap<&'static str, f64>;
 
-pub const ALGORITHMS: &[AlgorithmInfo] = &[
-    AlgorithmInfo {
-        name: "reno",
-        summary: "Reno: slow start, AIMD, fast retransmit; any new ACK ends fast recovery",
-        reference: "RFC 5681",
-        params: &[ABC],
-    },
-    AlgorithmInfo {
-        name: "newreno",
-        summary: "NewReno: Reno with partial-ACK handling that recovers several losses per window",
-        reference: "RFC 6582 (window arithmetic RFC 5681, byte counting RFC 3465)",
-        params: &[ABC],
-    },
-];
+/// One registered algorithm: its description and how to build its sender (and receiver) parts.
+/// Each algorithm module defines its own `Registration` constants; [`REGISTRATIONS`] lists them.
+pub struct Registration {
+    pub info: AlgorithmInfo,
+    pub build: fn(&Params, &CcConfig) -> Box<dyn CongestionControl>,
+    /// The receiver-side part, for algorithms that measure something at the receiver.
+    pub receiver_hook: Option<fn(&Params) -> Box<dyn ReceiverHook>>,
+}
+
+/// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
+pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO];
+
+const ALGORITHMS: &[AlgorithmInfo] = &{
+    let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];
+    let mut i = 0;
+    while i < REGISTRATIONS.len() {
+        infos[i] = REGISTRATIONS[i].info;
+        i += 1;
+    }
+    infos
+};
 
 pub fn algorithms() -> &'static [AlgorithmInfo] {
     ALGORITHMS
 }
 
-pub fn find(name: &str) -> Result<&'static AlgorithmInfo, ParamError> {
-    ALGORITHMS.iter().find(|a| a.name == name).ok_or_else(|| ParamError {
+fn registration(name: &str) -> Result<&'static Registration, ParamError> {
+    REGISTRATIONS.iter().copied().find(|r| r.info.name == name).ok_or_else(|| ParamError {
         key: name.to_string(),
         message: format!(
             "unknown algorithm; available: {}",
@@ -90,9 +91,13 @@ pub fn find(name: &str) -> Result<&'static AlgorithmInfo, ParamError> {
     })
 }
 
+pub fn find(name: &str) -> Result<&'static AlgorithmInfo, ParamError> {
+    registration(name).map(|r| &r.info)
+}
+
 /// Checks `params` against the algorithm's table and returns every parameter with its value
 /// (the given one or the default).
-pub fn resolve_params(name: &str, params: &BTreeMap<String, f64>) -> Result<BTreeMap<&'static str, f64>, ParamError> {
+pub fn resolve_params(name: &str, params: &BTreeMap<String, f64>) -> Result<Params, ParamError> {
     let info = find(name)?;
     for key in params.keys() {
         if !info.params.iter().any(|p| p.name == key) {
@@ -129,20 +134,16 @@ pub fn build(
     cfg: &CcConfig,
 ) -> Result<Box<dyn CongestionControl>, ParamError> {
     let p = resolve_params(name, params)?;
-    let cc: Box<dyn CongestionControl> = match name {
-        "reno" | "newreno" => {
-            let variant = if name == "reno" { RenoVariant::Reno } else { RenoVariant::NewReno };
-            Box::new(Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64))
-        }
-        _ => unreachable!("every registered algorithm has a constructor"),
-    };
-    Ok(cc)
+    Ok((registration(name)?.build)(&p, cfg))
 }
 
-/// Builds the receiver-side part of an algorithm, for the algorithms that have one. None of the
-/// algorithms registered so far measures anything at the receiver.
-pub fn build_receiver_hook(_name: &str) -> Option<Box<dyn ReceiverHook>> {
-    None
+/// Builds the receiver-side part of an algorithm, for the algorithms that have one.
+pub fn build_receiver_hook(
+    name: &str,
+    params: &BTreeMap<String, f64>,
+) -> Result<Option<Box<dyn ReceiverHook>>, ParamError> {
+    let p = resolve_params(name, params)?;
+    Ok(registration(name)?.receiver_hook.map(|make| make(&p)))
 }
 
 #[cfg(test)]

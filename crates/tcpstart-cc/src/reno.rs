@@ -19,6 +19,38 @@
 
 use crate::controller::{CongestionControl, PartialAckPolicy};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
+use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
+
+const ABC: ParamSpec = ParamSpec {
+    name: "abc",
+    default: 1.0,
+    min: 0.0,
+    max: 64.0,
+    integer: true,
+    doc: "byte-counting limit L in segments per ACK (RFC 3465): 1 = RFC 5681 per-ACK growth, 2 = RFC 3465, 0 = unlimited (Linux)",
+};
+
+pub const RENO: Registration = Registration {
+    info: AlgorithmInfo {
+        name: "reno",
+        summary: "Reno: slow start, AIMD, fast retransmit; any new ACK ends fast recovery",
+        reference: "RFC 5681",
+        params: &[ABC],
+    },
+    build: |p, cfg| Box::new(Reno::from_params(RenoVariant::Reno, p, cfg)),
+    receiver_hook: None,
+};
+
+pub const NEWRENO: Registration = Registration {
+    info: AlgorithmInfo {
+        name: "newreno",
+        summary: "NewReno: Reno with partial-ACK handling that recovers several losses per window",
+        reference: "RFC 6582 (window arithmetic RFC 5681, byte counting RFC 3465)",
+        params: &[ABC],
+    },
+    build: |p, cfg| Box::new(Reno::from_params(RenoVariant::NewReno, p, cfg)),
+    receiver_hook: None,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenoVariant {
@@ -50,6 +82,10 @@ impl Reno {
             bytes_acked_in_ca: 0,
             in_recovery: false,
         }
+    }
+
+    fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
+        Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64)
     }
 
     /// RFC 5681 eq. 4: half the data in flight, at least two segments.

@@ -76,7 +76,12 @@ impl Simulation {
             let clock_offset = 1_000_000_000 * (i as u64 + 1);
             conns.push(Connection {
                 sender: Sender::new(i as u32, f.tcp.clone(), cc, f.size, bdp),
-                receiver: Receiver::new(f.tcp.clone(), clock_offset, registry::build_receiver_hook(&f.algorithm)),
+                receiver: Receiver::new(
+                    f.tcp.clone(),
+                    clock_offset,
+                    registry::build_receiver_hook(&f.algorithm, &f.params)
+                        .expect("scenario validation checked the algorithm"),
+                ),
                 scheduled: [None; 3],
                 drops: 0,
                 bottleneck_data: 0,
