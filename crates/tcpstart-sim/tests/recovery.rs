@@ -114,3 +114,22 @@ fn delayed_ack_timer_acknowledges_a_lone_segment() {
     assert!((slow - fast - 0.160).abs() < 0.001, "{slow} vs {fast}");
     assert!((fast - 0.240).abs() < 0.005, "{fast}");
 }
+
+#[test]
+fn limited_transmit_segments_stay_out_of_the_flight_size_that_sets_ssthresh() {
+    // RFC 5681 3.2 step 2: "When [RFC3042] is in use, additional data sent in limited transmit
+    // MUST NOT be included in this calculation." Hand count, one ACK per segment from IW 10:
+    // segment 40 is lost; the ACKs of segments 1..39 each add one MSS, so cwnd = 49 segments and
+    // segments up to 39 + 49 = 88 are out. The first two duplicate ACKs send 89 and 90 by limited
+    // transmit; at the third, FlightSize without them is 88 - 39 = 49 segments: ssthresh 24.5 MSS.
+    let out = transfer("newreno", true, &[40], json!({"limited_transmit": true}));
+    assert_eq!((stat(&out, "fast_recoveries"), stat(&out, "timeouts")), (1, 0));
+    // One new segment per duplicate ACK: the last one sent before the fast retransmission is 90.
+    let p = out.packets.as_ref().unwrap();
+    let retx = (0..p.t.len()).find(|&i| p.event[i] == "retransmit").unwrap();
+    let highest = (0..retx).filter(|&i| p.event[i] == "send").map(|i| p.seq[i]).max().unwrap();
+    assert_eq!(highest, 89 * MSS as u64, "segments sent before the fast retransmission");
+    let f = &out.flows;
+    let ssthresh = (0..f.t.len()).find(|&i| f.phase[i] == "recovery").map(|i| f.ssthresh[i]).unwrap();
+    assert_eq!(ssthresh, (24.5 * MSS) as u64);
+}

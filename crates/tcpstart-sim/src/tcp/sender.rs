@@ -80,6 +80,9 @@ pub struct Sender {
     board: Scoreboard,
     rtt: RttEstimator,
     dupacks: u32,
+    /// New data sent on duplicate ACKs before recovery (RFC 3042 limited transmit); RFC 5681 3.2
+    /// step 2 leaves it out of the FlightSize that sets ssthresh.
+    limited_transmit_bytes: u64,
     recovery: Option<Recovery>,
     /// RFC 6582 `recover`: no new fast retransmit until the cumulative ACK passes it.
     recover: Option<u64>,
@@ -111,6 +114,7 @@ impl Sender {
             snd_una: 0,
             snd_max: 0,
             dupacks: 0,
+            limited_transmit_bytes: 0,
             recovery: None,
             recover: None,
             consecutive_rtos: 0,
@@ -230,6 +234,7 @@ impl Sender {
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
             self.snd_una = pkt.ack;
             self.dupacks = 0;
+            self.limited_transmit_bytes = 0;
             // RFC 7323 RTTM: with timestamps every advancing ACK gives a sample, retransmission
             // or not; without them, Karn's rule admits only never-retransmitted segments.
             rtt_sample = match pkt.ts {
@@ -339,7 +344,7 @@ impl Sender {
 
     fn enter_recovery(&mut self, now: Instant, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
-        let flight_size = self.snd_max - self.snd_una;
+        let flight_size = self.snd_max - self.snd_una - self.limited_transmit_bytes;
         self.stats.fast_recoveries += 1;
         self.recover = Some(self.snd_max);
         let high_data = self.snd_max;
@@ -420,12 +425,18 @@ impl Sender {
                 None if self.snd_max < self.size => mss.min(self.size - self.snd_max),
                 None => return,
             };
-            let mut window = self.window();
-            // RFC 3042 limited transmit: one new segment for each of the first two duplicate ACKs.
-            if self.cfg.limited_transmit && self.recovery.is_none() && lost.is_none() {
-                window += self.dupacks.min(2) as u64 * mss;
-            }
-            if self.board.bytes_in_flight() + len > window {
+            let window = self.window();
+            // RFC 3042 limited transmit: one new segment for each of the first two duplicate ACKs,
+            // as long as FlightSize stays within cwnd + 2 SMSS. It is measured on FlightSize, not
+            // on the in-flight count: with SACK that count already drops by the segment each
+            // duplicate ACK reports, and allowing both would send two segments per duplicate ACK.
+            let limited_transmit = self.cfg.limited_transmit
+                && self.recovery.is_none()
+                && lost.is_none()
+                && self.dupacks > 0
+                && self.snd_max + len - self.snd_una <= window + self.dupacks.min(2) as u64 * mss;
+            let within_window = self.board.bytes_in_flight() + len <= window;
+            if !within_window && !limited_transmit {
                 self.window_blocked_at = Some(now);
                 return;
             }
@@ -435,6 +446,9 @@ impl Sender {
             if self.cc.pacing_rate().is_some() && now < self.next_send_at {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
+            }
+            if lost.is_none() && self.dupacks > 0 && self.recovery.is_none() {
+                self.limited_transmit_bytes += len;
             }
             self.send_segment(now, lost, out);
         }
