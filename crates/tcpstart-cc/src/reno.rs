@@ -157,9 +157,14 @@ impl CongestionControl for Reno {
 
     fn on_rto(&mut self, ev: &RtoEvent) {
         // RFC 5681 section 3.1: after repeated timeouts FlightSize would shrink ssthresh further; the
-        // RFC keeps the value from the first timeout.
+        // RFC keeps the value from the first timeout. A timeout during fast recovery keeps the
+        // ssthresh the recovery set when that is lower, as Linux does (tcp_enter_loss recomputes it
+        // only outside recovery): FlightSize then still counts the SACKed data above the holes
+        // and would raise ssthresh after the stronger congestion signal. RFC 5681 asks for "no
+        // more than" FlightSize / 2, which the smaller value satisfies.
         if ev.consecutive <= 1 {
-            self.ssthresh = self.halved(ev.flight_size);
+            let halved = self.halved(ev.flight_size);
+            self.ssthresh = if self.in_recovery { self.ssthresh.min(halved) } else { halved };
         }
         self.cwnd = self.mss;
         self.bytes_acked_in_ca = 0;
@@ -275,6 +280,21 @@ mod tests {
         cc.on_rto(&RtoEvent { flight_size: MSS, consecutive: 2, ..Default::default() });
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
         assert_eq!(cc.phase(), "slow_start");
+    }
+
+    #[test]
+    fn rto_during_recovery_never_raises_ssthresh() {
+        // Recovery from FlightSize 40 sets ssthresh 20; a timeout while 60 segments are still
+        // unacknowledged (SACKed data above the holes) keeps 20 rather than raising it to 30.
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 40 * MSS, u64::MAX, 1);
+        cc.on_congestion(&CongestionEvent { flight_size: 40 * MSS, ..Default::default() });
+        cc.on_rto(&RtoEvent { flight_size: 60 * MSS, consecutive: 1, ..Default::default() });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
+        // A smaller FlightSize still lowers it (RFC 5681: no more than FlightSize / 2).
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 40 * MSS, u64::MAX, 1);
+        cc.on_congestion(&CongestionEvent { flight_size: 40 * MSS, ..Default::default() });
+        cc.on_rto(&RtoEvent { flight_size: 16 * MSS, consecutive: 1, ..Default::default() });
+        assert_eq!(cc.ssthresh(), 8 * MSS);
     }
 
     #[test]
