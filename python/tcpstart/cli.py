@@ -20,6 +20,7 @@ from rich.table import Table
 
 from tcpstart import plot
 from tcpstart._files import atomic_directory
+from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.results import Result
 from tcpstart.run import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
@@ -301,6 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
     p.add_argument("scenario", metavar="SCENARIO.toml")
     p.set_defaults(func=cmd_validate)
+
+    add_crosscheck_command(commands)
     return parser
 
 

@@ -30,6 +30,8 @@ class Metrics:
     goodput_bps: float
     drops: int
     retransmissions: int
+    fast_recoveries: int
+    timeouts: int
     first_loss_time: Optional[float]
     first_loss_cwnd: Optional[int]
     wall_time: float
@@ -54,6 +56,8 @@ def _aggregate(case: Case, flows: list[dict[str, Any]], end: float, curves, wall
         goodput_bps=sum(f["bytes_acked"] for f in flows) * 8 / span if span > 0 else 0.0,
         drops=sum(f["drops"] for f in flows),
         retransmissions=sum(f["retransmissions"] for f in flows),
+        fast_recoveries=sum(f["fast_recoveries"] for f in flows),
+        timeouts=sum(f["timeouts"] for f in flows),
         first_loss_time=first[0],
         first_loss_cwnd=first[1],
         wall_time=wall,

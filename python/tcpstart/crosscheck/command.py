@@ -1,0 +1,81 @@
+"""`tcpstart crosscheck`: runs the matrix in tcpstart and ns-3 and writes the validation report.
+
+Kept apart from tcpstart/cli.py (which only registers it) so that the CLI does not import numpy,
+matplotlib or the ns-3 build machinery unless this command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("crosscheck", help="run the scenario matrix in tcpstart and in ns-3 and compare them")
+    p.add_argument("--quick", action="store_true", help="a few cases and NewReno/LinuxReno only (what the tests run)")
+    p.add_argument("--cases", help="comma-separated case names, e.g. A,B (default: all, or the quick set)")
+    p.add_argument("--algos", help="comma-separated algorithm labels, e.g. NewReno,CUBIC (default: all available)")
+    p.add_argument("--out", metavar="DIR", default="tcpstart-out/crosscheck",
+                   help="raw results and a copy of the report (default: %(default)s)")
+    p.add_argument("--from-results", metavar="JSON",
+                   help="redo the report from a crosscheck.json of an earlier run instead of running")
+    p.add_argument("--docs", metavar="DIR",
+                   help="where validation.md and validation/*.png go (default: docs, or only --out with --quick)")
+    p.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from tcpstart.crosscheck.matrix import ALGORITHMS, MATRIX
+    from tcpstart.crosscheck.ns3build import Ns3Unavailable, build
+    from tcpstart.crosscheck.report import (
+        available_algorithms,
+        default_algorithms,
+        default_cases,
+        load_raw,
+        pct,
+        save_raw,
+        select,
+        verdict,
+        write_report,
+    )
+
+    cases = select(args.cases, MATRIX, lambda c: c.name) if args.cases else default_cases(args.quick)
+    algos = (
+        available_algorithms(select(args.algos, ALGORITHMS, lambda a: a.label))
+        if args.algos
+        else default_algorithms(args.quick)
+    )
+    if not algos:
+        raise ValueError("--algos: none of these algorithms is registered in tcpstart yet")
+    try:
+        if not args.from_results:
+            build()
+    except Ns3Unavailable as e:
+        print(f"tcpstart: error: {e}", file=sys.stderr)
+        return 2
+
+    def progress(c) -> None:
+        print(
+            f"{c.algo.label:>18} {c.case.name}: completion {pct(c.completion_diff)}, goodput "
+            f"{pct(c.goodput_diff)}, cwnd distance {c.cwnd_distance:.3f} -> {verdict(c)}",
+            flush=True,
+        )
+
+    from tcpstart.crosscheck.report import run_matrix
+
+    out = Path(args.out)
+    if args.from_results:
+        results = load_raw(Path(args.from_results))
+    else:
+        results = run_matrix(cases, algos, progress)
+        save_raw(results, out)
+    command = "tcpstart crosscheck" + (" --quick" if args.quick else "")
+    write_report(results, out / "validation.md", out / "validation", command)
+    docs = args.docs or (None if args.quick else "docs")
+    if docs:
+        write_report(results, Path(docs) / "validation.md", Path(docs) / "validation", command)
+        print(f"wrote {Path(docs) / 'validation.md'}")
+    print(f"raw results and report in {out}")
+    return 0
+
