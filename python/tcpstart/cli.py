@@ -1,4 +1,4 @@
-"""The `tcpstart` command: compare, run, plot, algorithms, validate.
+"""The `tcpstart` command: compare, run, plot, algorithms, validate, reproduce.
 
 User mistakes (bad options, bad scenario files, unwritable folders) end with one line on stderr,
 `tcpstart: error: <what and where>`, and exit status 2, never a traceback.
@@ -20,6 +20,7 @@ from rich.table import Table
 
 from tcpstart import plot
 from tcpstart._files import atomic_directory
+from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result
 from tcpstart.run import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
@@ -267,6 +268,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from tcpstart import reproduce
+
+    todo = reproduce.names() if args.name == "all" else [args.name]
+    for name in todo:
+        reproduce.reproducer(name)  # an unknown name fails before anything runs
+    root = Path(args.out or "tcpstart-out/reproduce")
+    verdicts = _table("paper", "source", "claim", "verdict")
+    for name in todo:
+        console.print(f"[bold]{name}[/bold]{' (quick)' if args.quick else ''}")
+        report = reproduce.reproduce(name, root / name, quick=args.quick)
+        for c in report.claims:
+            verdicts.add_row(name, c.source, c.statement, c.verdict.value)
+        console.print(f"report in {root / name}/report.md")
+    console.print(verdicts)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tcpstart", description="Packet-level TCP simulator for studying slow start.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -297,6 +316,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("algorithms", help="list the congestion-control algorithms and their parameters")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=cmd_algorithms)
+
+    p = commands.add_parser("reproduce", help="rerun a paper's experiments and compare with its numbers")
+    p.add_argument("name", metavar="NAME", help=f"{', '.join(reproduce_names())} or all")
+    p.add_argument("--out", metavar="DIR", help="parent folder of the reports (default: tcpstart-out/reproduce)")
+    p.add_argument("--quick", action="store_true", help="fewer seeds and points: each paper in under a minute")
+    p.set_defaults(func=cmd_reproduce)
 
     p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
     p.add_argument("scenario", metavar="SCENARIO.toml")
