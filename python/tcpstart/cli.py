@@ -1,4 +1,4 @@
-"""The `tcpstart` command: compare, run, plot, algorithms, validate, reproduce.
+"""The `tcpstart` command: compare, run, plot, algorithms, validate, reproduce, bench.
 
 User mistakes (bad options, bad scenario files, unwritable folders) end with one line on stderr,
 `tcpstart: error: <what and where>`, and exit status 2, never a traceback.
@@ -286,6 +286,45 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tcpstart import bench
+
+    chosen = args.names or [*bench.BENCHMARKS, "B5"]
+    unknown = [n for n in chosen if n not in bench.BENCHMARKS and n != "B5"]
+    if unknown:
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; available: {', '.join([*bench.BENCHMARKS, 'B5'])}")
+    rows = []
+    table = _table("bench", "simulated", "wall", "bottleneck pkts/s", "events/s", "peak RSS")
+    for name in chosen:
+        if name == "B5":
+            continue
+        console.print(f"{name}: {bench.BENCHMARKS[name].description} ...")
+        r = bench.measure_in_child(name, args.duration)
+        rows.append(r)
+        table.add_row(
+            name,
+            f"{r['simulated_s']:.0f} s",
+            f"{r['wall_s']:.2f} s",
+            f"{r['bottleneck_packets_per_s'] / 1e6:.2f} M",
+            f"{r['events_per_s'] / 1e6:.1f} M",
+            f"{r['peak_rss_mb']:.0f} MB",
+        )
+    if table.row_count:
+        console.print(table)
+    if "B5" in chosen:
+        console.print("B5: many small runs through the Python API ...")
+        r = bench.many_small_runs(args.runs)
+        rows.append(r)
+        console.print(
+            f"B5: {r['runs']} runs in {r['makespan_all_cores_s']:.2f} s on {r['workers']} workers "
+            f"({r['runs_per_s']:.0f} runs/s), {r['makespan_one_core_s']:.2f} s on one: speed-up {r['speedup']:.2f} "
+            f"({r['speedup_over_linear']:.0%} of linear); Python overhead {r['python_overhead_fraction']:.1%} of a run"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tcpstart", description="Packet-level TCP simulator for studying slow start.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -322,6 +361,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="parent folder of the reports (default: tcpstart-out/reproduce)")
     p.add_argument("--quick", action="store_true", help="fewer seeds and points: each paper in under a minute")
     p.set_defaults(func=cmd_reproduce)
+
+    p = commands.add_parser("bench", help="measure simulator speed and memory on the reference benchmarks")
+    p.add_argument("names", nargs="*", metavar="NAME", help="B1 B2 B4 B5 (default: all)")
+    p.add_argument("--duration", help="simulated time instead of each benchmark's own (e.g. 300s)")
+    p.add_argument("--runs", type=int, default=1000, help="B5: number of small runs (default: %(default)s)")
+    p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.set_defaults(func=cmd_bench)
 
     p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
     p.add_argument("scenario", metavar="SCENARIO.toml")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
+import numpy as np
 import polars as pl
 
 from tcpstart._files import atomic_directory
@@ -43,10 +44,23 @@ PACKET_TYPES = {
 }
 
 
+def _column(name: str, encoded: tuple[Any, ...], dtype: Any) -> pl.Series:
+    """Decodes a column from the core: (numpy type code, bytes) or ("str", codes, strings)."""
+    if encoded[0] == "str":
+        _, codes, strings = encoded
+        return pl.Series(name, strings, dtype=pl.String).gather(np.frombuffer(codes, "u4"))
+    code, data = encoded
+    values = np.frombuffer(data, code)
+    series = pl.Series(name, values)
+    if code == "u8" and values.size and values.max() >= INFINITE:
+        # The core's "infinite" (an unset ssthresh) has no Int64 value; it becomes null.
+        series = pl.select(pl.when(series < INFINITE).then(series)).to_series()
+    return series.cast(dtype)
+
+
 def _frame(columns: dict[str, Any], types: dict[str, Any]) -> pl.DataFrame:
     # Explicit types keep empty tables and parquet schemas the same from run to run.
-    known = {k: v for k, v in types.items() if k in columns}
-    return pl.DataFrame(columns, schema_overrides=known)
+    return pl.DataFrame([_column(name, columns[name], dtype) for name, dtype in types.items() if name in columns])
 
 
 def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
@@ -72,19 +86,20 @@ class Result:
     pcaps: Dict[str, bytes] = field(default_factory=dict)
     scenario: Optional[Dict[str, Any]] = None
     """The scenario as given to the core, kept so that saved results say how they were made."""
+    core_seconds: Optional[float] = None
+    """Wall time the simulation itself took (not saved: it differs from run to run)."""
 
     @classmethod
     def from_core(cls, out: dict[str, Any], scenario: dict[str, Any] | None = None) -> Result:
-        flows = dict(out["flows"])
-        flows["ssthresh"] = [None if v >= INFINITE else v for v in flows["ssthresh"]]
         packets = out.get("packets")
         return cls(
             raw_summary=json.loads(out["summary"]),
-            flows=_frame(flows, FLOW_TYPES),
+            flows=_frame(out["flows"], FLOW_TYPES),
             queues=_frame(out["queues"], QUEUE_TYPES),
             packets=None if packets is None else _frame(packets, PACKET_TYPES),
             pcaps=dict(out.get("pcaps") or {}),
             scenario=scenario,
+            core_seconds=out.get("core_seconds"),
         )
 
     @property
