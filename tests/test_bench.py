@@ -7,13 +7,13 @@ from pathlib import Path
 
 
 def test_bench_measures_a_short_b1_and_b5(cli, tmp_path: Path) -> None:
-    status, out, err = cli("bench", "B1", "B5", "--duration", "0.3s", "--runs", "6", "--json", tmp_path / "b.json")
+    status, out, err = cli("bench", "B1", "B5", "--duration", "1s", "--runs", "6", "--json", tmp_path / "b.json")
     assert status == 0, err
     b1, b5 = json.loads((tmp_path / "b.json").read_text())
-    assert b1["benchmark"] == "B1" and b1["simulated_s"] == 0.3
+    assert b1["benchmark"] == "B1" and abs(b1["simulated_s"] - 1.0) < 1e-9
     assert b1["invariants_ok"]
-    # 10 flows fill a good part of 1 Gb/s within 0.3 s: tens of thousands of packets.
-    assert b1["bottleneck_packets"] > 10_000
+    # 10 flows fill most of 1 Gb/s within 1 s (about 85,000 packets at full rate).
+    assert b1["bottleneck_packets"] > 20_000
     assert b1["wall_s"] > 0 and b1["bottleneck_packets_per_s"] == b1["bottleneck_packets"] / b1["wall_s"]
     # A child interpreter plus the simulator: more than a bare process, far less than a gigabyte.
     assert 5 < b1["peak_rss_mb"] < 1000
