@@ -178,6 +178,17 @@ impl FlowSpec {
     }
 }
 
+/// Samples per flow and per link that the default trace interval allows over a run's duration.
+pub const DEFAULT_TRACE_SAMPLES: u32 = 10_000;
+
+/// 1 ms, or a tenth of a thousandth of the duration when that is longer: a run's time series then
+/// hold at most about [`DEFAULT_TRACE_SAMPLES`] rows per flow and link however long it runs, so
+/// memory does not grow with simulated time. Runs without a duration end with their transfers.
+fn default_trace_interval(duration: Option<Duration>) -> Duration {
+    let by_duration = duration.map_or(Duration::ZERO, |d| d / DEFAULT_TRACE_SAMPLES);
+    by_duration.max(Duration::from_millis(1))
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct TraceSpec {
     pub interval: Duration,
@@ -529,14 +540,15 @@ impl RawScenario {
         }
 
         let tr = &self.trace;
+        let default_interval = default_trace_interval(duration);
         let trace = TraceSpec {
             interval: match &tr.interval {
                 Some(q) => time("trace.interval", q, Duration::ZERO, MAX_TIME)?,
-                None => Duration::from_millis(1),
+                None => default_interval,
             },
             queue_interval: match &tr.queue_interval {
                 Some(q) => time("trace.queue_interval", q, Duration::ZERO, MAX_TIME)?,
-                None => Duration::from_millis(1),
+                None => default_interval,
             },
             packets: tr.packets.unwrap_or(false),
             pcap: tr.pcap.clone(),
