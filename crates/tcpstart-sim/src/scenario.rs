@@ -565,3 +565,16 @@ impl RawScenario {
         Ok(scenario)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_trace_interval_keeps_the_sample_count_bounded() {
+        assert_eq!(default_trace_interval(None), Duration::from_millis(1));
+        assert_eq!(default_trace_interval(Some(Duration::from_secs(5))), Duration::from_millis(1));
+        assert_eq!(default_trace_interval(Some(Duration::from_secs(30))), Duration::from_millis(3));
+        assert_eq!(default_trace_interval(Some(Duration::from_secs(300))), Duration::from_millis(30));
+    }
+}
