@@ -2,6 +2,7 @@
 //! and a propagation delay. Random loss, when set, drops packets as they leave the transmitter.
 
 use core::time::Duration;
+use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -50,6 +51,9 @@ pub struct Link {
     rng: Pcg64Mcg,
     queue: Box<dyn QueueDiscipline>,
     transmitting: Option<Queued>,
+    /// Packets propagating, in order of arrival: (arrival time, event sequence, pool slot).
+    /// The delay is the same for all, so arrivals leave in the order they entered.
+    propagating: VecDeque<(Instant, u64, u32)>,
     pub stats: LinkStats,
 }
 
@@ -70,6 +74,7 @@ impl Link {
             rng: Pcg64Mcg::new(seed | 1),
             queue,
             transmitting: None,
+            propagating: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
@@ -131,5 +136,20 @@ impl Link {
     /// Packets held by the link: queued plus the one on the transmitter.
     pub fn held_packets(&self) -> u64 {
         self.queue.len_packets() as u64 + self.transmitting.is_some() as u64
+    }
+
+    /// Starts a packet's propagation, to arrive at `at` in event order `seq`. Returns true when it
+    /// is the only packet propagating, so its arrival must be put on the event heap.
+    pub fn propagate(&mut self, at: Instant, seq: u64, slot: u32) -> bool {
+        debug_assert!(self.propagating.back().is_none_or(|&(t, s, _)| (t, s) < (at, seq)));
+        self.propagating.push_back((at, seq, slot));
+        self.propagating.len() == 1
+    }
+
+    /// The packet at the head of the pipe has arrived: returns its slot, and the arrival time and
+    /// event order of the next one, which then goes on the event heap.
+    pub fn arrived(&mut self) -> (u32, Option<(Instant, u64)>) {
+        let (_, _, slot) = self.propagating.pop_front().expect("an arrival was scheduled");
+        (slot, self.propagating.front().map(|&(t, s, _)| (t, s)))
     }
 }

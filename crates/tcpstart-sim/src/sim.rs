@@ -154,7 +154,7 @@ impl Simulation {
                 self.scratch = out;
             }
             Event::TransmitDone { link } => self.transmit_done(now, link),
-            Event::Arrive { slot } => self.arrive(now, slot),
+            Event::Arrive { link } => self.arrive(now, link),
             Event::Timer { flow, timer } => self.timer(now, flow, timer),
         }
     }
@@ -282,13 +282,20 @@ impl Simulation {
         self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
         if survived {
             self.counters.propagating += 1;
-            self.events.schedule(now + delay, Event::Arrive { slot: done.slot });
+            let (at, seq) = (now + delay, self.events.reserve());
+            if self.links[link as usize].propagate(at, seq, done.slot) {
+                self.events.schedule_reserved(at, seq, Event::Arrive { link });
+            }
         } else {
             self.drop_packet(now, done.slot, link);
         }
     }
 
-    fn arrive(&mut self, now: Instant, slot: u32) {
+    fn arrive(&mut self, now: Instant, link: u32) {
+        let (slot, next) = self.links[link as usize].arrived();
+        if let Some((at, seq)) = next {
+            self.events.schedule_reserved(at, seq, Event::Arrive { link });
+        }
         self.counters.propagating -= 1;
         let pkt = self.pool.get_mut(slot);
         pkt.hop += 1;
