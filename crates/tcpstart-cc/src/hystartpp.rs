@@ -39,9 +39,10 @@
 //! - If `min_rtt_thresh_ms` exceeds `max_rtt_thresh_ms`, RttThresh is `min_rtt_thresh_ms`
 //!   (the RFC's max-of-min order), never a panic.
 
+use crate::controller::CongestionControl;
 use crate::cubic::{Cubic, CubicConfig, SlowStart};
 use crate::events::AckEvent;
-use crate::registry::{AlgorithmInfo, ParamSpec, Params, Registration};
+use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::reno::{Reno, RenoVariant};
 use crate::time::Duration;
 
@@ -119,6 +120,10 @@ pub const fn with_params<const A: usize, const N: usize>(host: [ParamSpec; A]) -
     out
 }
 
+fn reno_host(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Box<dyn CongestionControl> {
+    Box::new(Reno::from_params(variant, p, cfg).with_hystartpp(HyStartPlusPlus::from_params(p)))
+}
+
 const RENO_PARAMS: [ParamSpec; 8] = with_params([crate::reno::ABC]);
 
 pub const RENO_HYSTARTPP: Registration = Registration {
@@ -128,9 +133,7 @@ pub const RENO_HYSTARTPP: Registration = Registration {
         reference: "RFC 9406 over RFC 5681",
         params: &RENO_PARAMS,
     },
-    build: |p, cfg| {
-        Box::new(Reno::from_params(RenoVariant::Reno, p, cfg).with_hystartpp(HyStartPlusPlus::from_params(p)))
-    },
+    build: |p, cfg| reno_host(RenoVariant::Reno, p, cfg),
     receiver_hook: None,
 };
 
@@ -141,9 +144,7 @@ pub const NEWRENO_HYSTARTPP: Registration = Registration {
         reference: "RFC 9406 over RFC 6582",
         params: &RENO_PARAMS,
     },
-    build: |p, cfg| {
-        Box::new(Reno::from_params(RenoVariant::NewReno, p, cfg).with_hystartpp(HyStartPlusPlus::from_params(p)))
-    },
+    build: |p, cfg| reno_host(RenoVariant::NewReno, p, cfg),
     receiver_hook: None,
 };
 
