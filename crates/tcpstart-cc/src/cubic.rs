@@ -386,7 +386,8 @@ impl Cubic {
                         self.bic.k = 0;
                         self.bic.origin_point = cwnd;
                     } else {
-                        self.bic.k = cube_root(self.cube_factor * (self.bic.last_max_cwnd - cwnd));
+                        // Saturates only for a tiny C and a window of millions of packets.
+                        self.bic.k = cube_root(self.cube_factor.saturating_mul(self.bic.last_max_cwnd - cwnd));
                         self.bic.origin_point = self.bic.last_max_cwnd;
                     }
                     now
