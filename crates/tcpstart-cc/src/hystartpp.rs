@@ -494,6 +494,53 @@ mod tests {
     }
 
     #[test]
+    fn reno_host_grows_a_quarter_in_css_and_leaves_with_ssthresh_at_cwnd() {
+        use crate::controller::CongestionControl;
+        use crate::events::{CongestionEvent, RtoEvent};
+        use std::collections::BTreeMap;
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX };
+        let mut cc = crate::registry::build("newreno+hystartpp", &BTreeMap::new(), &cfg).unwrap();
+        // Rounds of 8 one-segment ACKs (abc = 1: +1 MSS each in slow start); segment numbers are
+        // sequence numbers here, as in `round`.
+        let mut seq = 0;
+        let mut feed = |cc: &mut Box<dyn CongestionControl>, rtt_ms: u64| {
+            let end = seq + 8;
+            for _ in 0..8 {
+                seq += 1;
+                cc.on_ack(&AckEvent {
+                    bytes_acked: MSS,
+                    rtt_sample: Some(Duration::from_millis(rtt_ms)),
+                    snd_una: seq,
+                    snd_nxt: end,
+                    cwnd_limited: true,
+                    ..Default::default()
+                });
+            }
+        };
+        feed(&mut cc, 100);
+        feed(&mut cc, 120);
+        assert_eq!((cc.cwnd(), cc.phase()), (26 * MSS, "conservative_slow_start"));
+        feed(&mut cc, 120);
+        assert_eq!(cc.cwnd(), 28 * MSS, "8 ACKs in CSS: 8 x MSS / 4");
+        for _ in 0..3 {
+            feed(&mut cc, 120);
+        }
+        assert_eq!(cc.cwnd(), 34 * MSS);
+        feed(&mut cc, 120); // its first ACK ends the fifth CSS round
+        assert_eq!(cc.ssthresh(), 34 * MSS);
+        assert_eq!(cc.phase(), "congestion_avoidance");
+        // After a loss and a timeout, slow start is the standard one: no CSS however high the RTT.
+        cc.on_congestion(&CongestionEvent { flight_size: 20 * MSS, ..Default::default() });
+        cc.on_rto(&RtoEvent { flight_size: 20 * MSS, consecutive: 1, ..Default::default() });
+        for rtt in [100, 200, 400] {
+            feed(&mut cc, rtt);
+            assert_ne!(cc.phase(), "conservative_slow_start");
+        }
+        // Full growth from 1 MSS up to ssthresh (10 MSS), then congestion avoidance.
+        assert!(cc.cwnd() >= 10 * MSS && cc.cwnd() < 12 * MSS, "{}", cc.cwnd());
+    }
+
+    #[test]
     fn param_list_appends_to_the_host() {
         assert_eq!(RENO_PARAMS[0].name, "abc");
         assert_eq!(RENO_PARAMS[1..].iter().map(|p| p.name).collect::<Vec<_>>(), PARAMS.map(|p| p.name));
