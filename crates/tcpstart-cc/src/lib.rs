@@ -5,7 +5,10 @@
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
 pub mod controller;
+pub mod cubic;
 pub mod events;
+pub mod hystart;
+pub mod hystartpp;
 pub mod receiver;
 pub mod registry;
 pub mod reno;

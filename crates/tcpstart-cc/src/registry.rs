@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::reno;
+use crate::{cubic, hystartpp, reno};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -65,7 +65,15 @@ pub struct Registration {
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
-pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO];
+pub const REGISTRATIONS: &[&Registration] = &[
+    &reno::RENO,
+    &reno::NEWRENO,
+    &hystartpp::RENO_HYSTARTPP,
+    &hystartpp::NEWRENO_HYSTARTPP,
+    &cubic::CUBIC,
+    &cubic::CUBIC_NOHYSTART,
+    &hystartpp::CUBIC_HYSTARTPP,
+];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{
     let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];

@@ -16,12 +16,17 @@
 //! - congestion avoidance: with L = 1, cwnd += SMSS x SMSS / cwnd per ACK (RFC 5681 eq. 3); with
 //!   byte counting (L != 1), cwnd += SMSS each time a window's worth of bytes has been acked
 //!   (RFC 3465 section 2.1).
+//!
+//! With [`HyStartPlusPlus`] attached (`reno+hystartpp`, `newreno+hystartpp`, registered in
+//! `hystartpp.rs`) the slow-start growth computed above is handed to it per ACK, and it decides
+//! whether that growth applies in full, divided (Conservative Slow Start), or slow start ends.
 
 use crate::controller::{CongestionControl, PartialAckPolicy};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
+use crate::hystartpp::{HyStartPlusPlus, Phase, SlowStartStep};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 
-const ABC: ParamSpec = ParamSpec {
+pub const ABC: ParamSpec = ParamSpec {
     name: "abc",
     default: 1.0,
     min: 0.0,
@@ -69,6 +74,8 @@ pub struct Reno {
     /// Bytes acknowledged in congestion avoidance since cwnd last grew (byte counting).
     bytes_acked_in_ca: u64,
     in_recovery: bool,
+    /// HyStart++ in front of the initial slow start, when attached.
+    hystartpp: Option<HyStartPlusPlus>,
 }
 
 impl Reno {
@@ -81,10 +88,16 @@ impl Reno {
             ssthresh: initial_ssthresh,
             bytes_acked_in_ca: 0,
             in_recovery: false,
+            hystartpp: None,
         }
     }
 
-    fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
+    pub fn with_hystartpp(mut self, h: HyStartPlusPlus) -> Self {
+        self.hystartpp = Some(h);
+        self
+    }
+
+    pub(crate) fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
         Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64)
     }
 
@@ -93,13 +106,24 @@ impl Reno {
         (flight_size / 2).max(2 * self.mss)
     }
 
-    fn slow_start(&mut self, bytes_acked: u64) -> u64 {
+    /// `bytes_acked` is 0 for an ACK that may not grow the window (it still counts for HyStart++).
+    fn slow_start(&mut self, ev: &AckEvent, bytes_acked: u64) -> u64 {
         let limit = if self.abc == 0 { u64::MAX } else { self.abc * self.mss };
+        let mut increment = bytes_acked.min(limit);
+        if let Some(h) = self.hystartpp.as_mut() {
+            match h.on_ack(ev, increment, self.mss) {
+                SlowStartStep::Grow(n) => increment = n,
+                SlowStartStep::ExitSlowStart => {
+                    self.ssthresh = self.cwnd.max(2 * self.mss);
+                    return bytes_acked;
+                }
+            }
+        }
         let room = self.ssthresh.saturating_sub(self.cwnd);
-        let grow = bytes_acked.min(limit).min(room);
+        let grow = increment.min(room);
         self.cwnd += grow;
         // What slow start did not use is carried into congestion avoidance (Linux tcp_slow_start).
-        if grow < bytes_acked.min(limit) {
+        if grow < increment {
             bytes_acked - grow
         } else {
             0
@@ -124,17 +148,20 @@ impl Reno {
 
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
-        match self.variant {
-            RenoVariant::Reno => "reno",
-            RenoVariant::NewReno => "newreno",
+        match (self.variant, self.hystartpp.is_some()) {
+            (RenoVariant::Reno, false) => "reno",
+            (RenoVariant::NewReno, false) => "newreno",
+            (RenoVariant::Reno, true) => "reno+hystartpp",
+            (RenoVariant::NewReno, true) => "newreno+hystartpp",
         }
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        if self.in_recovery || ev.bytes_acked == 0 || !ev.cwnd_limited {
+        if self.in_recovery || ev.bytes_acked == 0 {
             return;
         }
-        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev.bytes_acked) } else { ev.bytes_acked };
+        let usable = if ev.cwnd_limited { ev.bytes_acked } else { 0 };
+        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev, usable) } else { usable };
         if self.cwnd >= self.ssthresh {
             self.congestion_avoidance(leftover);
         }
@@ -145,6 +172,9 @@ impl CongestionControl for Reno {
         self.cwnd = self.ssthresh;
         self.bytes_acked_in_ca = 0;
         self.in_recovery = true;
+        if let Some(h) = self.hystartpp.as_mut() {
+            h.stop();
+        }
     }
 
     fn on_recovery_exit(&mut self, _ev: &RecoveryExitEvent) {
@@ -164,6 +194,9 @@ impl CongestionControl for Reno {
         self.cwnd = self.mss;
         self.bytes_acked_in_ca = 0;
         self.in_recovery = false;
+        if let Some(h) = self.hystartpp.as_mut() {
+            h.stop();
+        }
     }
 
     fn cwnd(&self) -> u64 {
@@ -176,7 +209,10 @@ impl CongestionControl for Reno {
         if self.in_recovery {
             "recovery"
         } else if self.cwnd < self.ssthresh {
-            "slow_start"
+            match self.hystartpp.as_ref().map(HyStartPlusPlus::phase) {
+                Some(Phase::Conservative) => "conservative_slow_start",
+                _ => "slow_start",
+            }
         } else {
             "congestion_avoidance"
         }
