@@ -5,6 +5,7 @@
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
 pub mod controller;
+pub mod ess;
 pub mod events;
 pub mod receiver;
 pub mod registry;

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::reno;
+use crate::{ess, reno};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -65,7 +65,7 @@ pub struct Registration {
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
-pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO];
+pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO, &ess::ESS];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{
     let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];

@@ -21,7 +21,7 @@ use crate::controller::{CongestionControl, PartialAckPolicy};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 
-const ABC: ParamSpec = ParamSpec {
+pub(crate) const ABC: ParamSpec = ParamSpec {
     name: "abc",
     default: 1.0,
     min: 0.0,
@@ -84,7 +84,15 @@ impl Reno {
         }
     }
 
-    fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
+    /// Replaces the window, for start-up algorithms that run their own first phase and hand over
+    /// to Reno's arithmetic afterwards (cwnd at least one segment, ssthresh at least two).
+    pub fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd.max(self.mss);
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.bytes_acked_in_ca = 0;
+    }
+
+    pub(crate) fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
         Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64)
     }
 
