@@ -7,6 +7,7 @@
 pub mod controller;
 pub mod ess;
 pub mod events;
+pub mod jump_start;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
