@@ -11,6 +11,7 @@ pub mod jump_start;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
+pub mod stopeg;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};

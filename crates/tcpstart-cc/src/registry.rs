@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::{ess, jump_start, reno};
+use crate::{ess, jump_start, reno, stopeg};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -65,7 +65,8 @@ pub struct Registration {
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
-pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO, &ess::ESS, &jump_start::JUMP_START];
+pub const REGISTRATIONS: &[&Registration] =
+    &[&reno::RENO, &reno::NEWRENO, &ess::ESS, &jump_start::JUMP_START, &stopeg::STOPEG];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{
     let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];
