@@ -15,8 +15,11 @@
 //! - loss of data sent in the jump: NewReno halves the window on detection (section II: "Upon loss
 //!   detection the congestion window (cwnd) is halved, per normal TCP"); when that recovery ends,
 //!   cwnd = ssthresh = (D - R) / 2, with D the bytes sent in the jump and R the bytes retransmitted
-//!   during the recovery ("cwnd = 252" in the OCR text is this formula, `(D-R)/2`). It only ever
-//!   reduces the window further ("we further reduce the cwnd") and keeps at least two segments.
+//!   during the recovery ("cwnd = 252" in the OCR text is this formula, `(D-R)/2`), at least two
+//!   segments. The paper calls this a further reduction: its ns-2 senders halve cwnd (= D) at
+//!   detection. NewReno here halves the FlightSize (RFC 5681), which is smaller when detection
+//!   comes late (the queue has drained meanwhile); (D - R) / 2 is set all the same, as the paper's
+//!   "half of the load the network was able to support".
 //! - a retransmission timeout collapses cwnd to one segment and slow-starts, as normal TCP does
 //!   (section IV.F).
 //!
@@ -178,8 +181,8 @@ impl CongestionControl for JumpStart {
     fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
         self.reno.on_recovery_exit(ev);
         if std::mem::take(&mut self.in_jump_recovery) {
-            let delivered_half = (self.jump_sent.saturating_sub(ev.retransmitted_bytes) / 2).max(2 * self.mss);
-            let cwnd = self.reno.cwnd().min(delivered_half);
+            // At least two segments, as RFC 5681's halving keeps.
+            let cwnd = (self.jump_sent.saturating_sub(ev.retransmitted_bytes) / 2).max(2 * self.mss);
             self.reno.set_window(cwnd, cwnd);
         }
     }
@@ -318,15 +321,28 @@ mod tests {
     }
 
     #[test]
-    fn the_jump_rule_never_raises_the_window() {
+    fn the_jump_rule_applies_even_when_the_flight_at_detection_was_small() {
         let mut cc = js(false);
         established(&mut cc, 100 * MSS, 1_000_000);
         send_new(&mut cc, 100);
         ack(&mut cc, 90 * MSS, 90 * MSS);
-        // Only 10 segments were in flight: NewReno leaves 5; (D - R)/2 = 49 would be larger.
+        // Only 10 segments were in flight: NewReno leaves 5 during recovery; at its end
+        // (D - R) / 2 = (100 - 2) / 2 = 49 segments.
         cc.on_congestion(&CongestionEvent { now: at(202), flight_size: 10 * MSS, high_data: 100 * MSS });
-        cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 2 * MSS, bytes_in_flight: 0 });
         assert_eq!(cc.cwnd(), 5 * MSS);
+        cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 2 * MSS, bytes_in_flight: 0 });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (49 * MSS, 49 * MSS));
+    }
+
+    #[test]
+    fn the_jump_rule_keeps_two_segments_when_everything_was_retransmitted() {
+        let mut cc = js(false);
+        established(&mut cc, 4 * MSS, 1_000_000);
+        send_new(&mut cc, 4);
+        ack(&mut cc, 0, 0);
+        cc.on_congestion(&CongestionEvent { now: at(202), flight_size: 4 * MSS, high_data: 4 * MSS });
+        cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 5 * MSS, bytes_in_flight: 0 });
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (2 * MSS, 2 * MSS));
     }
 
     #[test]
