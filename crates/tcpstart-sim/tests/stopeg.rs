@@ -10,9 +10,19 @@ use serde_json::json;
 const MSS: u64 = 348;
 
 fn run(algorithm: &str, delayed_ack: bool, params: serde_json::Value) -> tcpstart_sim::RunOutput {
+    run_on(algorithm, 10, 22, delayed_ack, params)
+}
+
+fn run_on(
+    algorithm: &str,
+    mbps: u32,
+    rtt_ms: u32,
+    delayed_ack: bool,
+    params: serde_json::Value,
+) -> tcpstart_sim::RunOutput {
     common::run(json!({
-        "duration": "300ms",
-        "network": {"rate": "10Mbps", "rtt": "22ms", "access_delay": "0.5ms", "queue": "1bdp"},
+        "duration": format!("{}ms", 14 * rtt_ms),
+        "network": {"rate": format!("{mbps}Mbps"), "rtt": format!("{rtt_ms}ms"), "access_delay": "0.5ms", "queue": "1bdp"},
         "tcp": {"mss": MSS, "initial_window": 10, "delayed_ack": delayed_ack},
         "flows": [{"algorithm": algorithm, "params": params}]
     }))
@@ -39,6 +49,18 @@ fn stop_rule_ends_slow_start_in_the_first_ack_train_without_loss() {
     }
     let out = run("stopeg", false, json!({"threshold": 0.9}));
     assert_eq!(first_congestion_avoidance(&out).unwrap().1, 19 * MSS, "2j > 0.9 (10 + j) first at j = 9");
+}
+
+#[test]
+fn the_stop_comes_at_the_same_window_whatever_the_path() {
+    // The ACK train is shorter than a forward delay on every path of the ESS paper's Table 1, from
+    // the smallest BDP to the largest, so the rule sees the same j = 4.
+    for (mbps, rtt_ms) in [(10, 12), (50, 22), (10, 102)] {
+        let out = run_on("stopeg", mbps, rtt_ms, true, json!({}));
+        let (t, ssthresh, _) = first_congestion_avoidance(&out).unwrap();
+        assert_eq!(ssthresh, 14 * MSS, "{mbps} Mbps {rtt_ms} ms");
+        assert!(t < 2.5 * rtt_ms as f64 * 1e-3, "{mbps} Mbps {rtt_ms} ms: stopped at {t} s");
+    }
 }
 
 #[test]
