@@ -30,10 +30,10 @@
 //! A cycle whose ACK train is empty (no ACK between the cycle's start and `e`'s ACK, e.g. an
 //! initial window of one ACK's worth) gives no estimate; only the RTT limit is checked then.
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
-use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+use crate::controller::CongestionControl;
+use crate::events::{AckEvent, CongestionEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
 use crate::time::{Duration, Instant};
 
 const RTT_LIMIT: ParamSpec = ParamSpec {
@@ -123,9 +123,15 @@ impl Ess {
         self.selection != Selection::Done
     }
 
-    fn exit(&mut self) {
+    /// ESS is over; the window is NewReno's from now on.
+    fn stop(&mut self) {
         self.selection = Selection::Done;
         self.cycle = None;
+    }
+
+    /// Leaves slow start with the current window.
+    fn exit(&mut self) {
+        self.stop();
         let cwnd = self.reno.cwnd();
         self.reno.set_window(cwnd, cwnd);
     }
@@ -196,38 +202,22 @@ impl CongestionControl for Ess {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent) {
-        self.selection = Selection::Done;
-        self.cycle = None;
+        self.stop();
         self.reno.on_congestion(ev);
     }
 
-    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
-        self.reno.on_recovery_exit(ev);
-    }
-
     fn on_rto(&mut self, ev: &RtoEvent) {
-        self.selection = Selection::Done;
-        self.cycle = None;
+        self.stop();
         self.reno.on_rto(ev);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh()
-    }
-    fn phase(&self) -> &'static str {
-        self.reno.phase()
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        self.reno.partial_ack_policy()
-    }
+    window_from_reno!(phase_and_recovery_exit);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::RecoveryExitEvent;
 
     const MSS: u64 = 1000;
 

@@ -26,10 +26,10 @@
 //! No jump happens when the handshake gave no RTT sample (a retransmitted SYN: nothing to pace
 //! over) or when there is nothing to send; the connection then slow-starts from the initial window.
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::controller::CongestionControl;
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
 
 const UNPACED_WITHIN_IW: ParamSpec = ParamSpec {
     name: "unpaced_within_iw",
@@ -194,12 +194,7 @@ impl CongestionControl for JumpStart {
         self.reno.on_rto(ev);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh()
-    }
+    window_from_reno!();
     fn pacing_rate(&self) -> Option<f64> {
         match self.state {
             State::Jump => self.jump_rate,
@@ -211,9 +206,6 @@ impl CongestionControl for JumpStart {
             State::Jump => "jump",
             State::Handshake | State::Normal => self.reno.phase(),
         }
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        self.reno.partial_ack_policy()
     }
 }
 

@@ -52,6 +52,33 @@ pub const NEWRENO: Registration = Registration {
     receiver_hook: None,
 };
 
+/// The window accessors of a controller that keeps its window in an embedded [`Reno`] field
+/// `reno` (start-up algorithms that hand over to Reno's AIMD). With `phase_and_recovery_exit`,
+/// the phase and the end of recovery are Reno's as well.
+macro_rules! window_from_reno {
+    (phase_and_recovery_exit) => {
+        $crate::reno::window_from_reno!();
+        fn phase(&self) -> &'static str {
+            self.reno.phase()
+        }
+        fn on_recovery_exit(&mut self, ev: &$crate::events::RecoveryExitEvent) {
+            self.reno.on_recovery_exit(ev);
+        }
+    };
+    () => {
+        fn cwnd(&self) -> u64 {
+            self.reno.cwnd()
+        }
+        fn ssthresh(&self) -> u64 {
+            self.reno.ssthresh()
+        }
+        fn partial_ack_policy(&self) -> $crate::controller::PartialAckPolicy {
+            self.reno.partial_ack_policy()
+        }
+    };
+}
+pub(crate) use window_from_reno;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenoVariant {
     Reno,

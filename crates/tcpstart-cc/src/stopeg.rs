@@ -24,10 +24,10 @@
 
 use std::collections::VecDeque;
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
-use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
+use crate::controller::CongestionControl;
+use crate::events::{AckEvent, CongestionEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
 use crate::time::{Duration, Instant};
 
 const THRESHOLD: ParamSpec = ParamSpec {
@@ -146,27 +146,12 @@ impl CongestionControl for StopEg {
         self.reno.on_congestion(ev);
     }
 
-    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
-        self.reno.on_recovery_exit(ev);
-    }
-
     fn on_rto(&mut self, ev: &RtoEvent) {
         self.watching = false;
         self.reno.on_rto(ev);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh()
-    }
-    fn phase(&self) -> &'static str {
-        self.reno.phase()
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        self.reno.partial_ack_policy()
-    }
+    window_from_reno!(phase_and_recovery_exit);
 }
 
 #[cfg(test)]
