@@ -6,12 +6,15 @@
 
 pub mod controller;
 pub mod cubic;
+pub mod ess;
 pub mod events;
 pub mod hystart;
 pub mod hystartpp;
+pub mod jump_start;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
+pub mod stopeg;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};

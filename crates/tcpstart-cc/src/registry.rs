@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::{cubic, hystartpp, reno};
+use crate::{cubic, ess, hystartpp, jump_start, reno, stopeg};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -73,6 +73,9 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &cubic::CUBIC,
     &cubic::CUBIC_NOHYSTART,
     &hystartpp::CUBIC_HYSTARTPP,
+    &ess::ESS,
+    &jump_start::JUMP_START,
+    &stopeg::STOPEG,
 ];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{

@@ -57,6 +57,33 @@ pub const NEWRENO: Registration = Registration {
     receiver_hook: None,
 };
 
+/// The window accessors of a controller that keeps its window in an embedded [`Reno`] field
+/// `reno` (start-up algorithms that hand over to Reno's AIMD). With `phase_and_recovery_exit`,
+/// the phase and the end of recovery are Reno's as well.
+macro_rules! window_from_reno {
+    (phase_and_recovery_exit) => {
+        $crate::reno::window_from_reno!();
+        fn phase(&self) -> &'static str {
+            self.reno.phase()
+        }
+        fn on_recovery_exit(&mut self, ev: &$crate::events::RecoveryExitEvent) {
+            self.reno.on_recovery_exit(ev);
+        }
+    };
+    () => {
+        fn cwnd(&self) -> u64 {
+            self.reno.cwnd()
+        }
+        fn ssthresh(&self) -> u64 {
+            self.reno.ssthresh()
+        }
+        fn partial_ack_policy(&self) -> $crate::controller::PartialAckPolicy {
+            self.reno.partial_ack_policy()
+        }
+    };
+}
+pub(crate) use window_from_reno;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenoVariant {
     Reno,
@@ -95,6 +122,14 @@ impl Reno {
     pub fn with_hystartpp(mut self, h: HyStartPlusPlus) -> Self {
         self.hystartpp = Some(h);
         self
+    }
+
+    /// Replaces the window, for start-up algorithms that run their own first phase and hand over
+    /// to Reno's arithmetic afterwards (cwnd at least one segment, ssthresh at least two).
+    pub fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd.max(self.mss);
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.bytes_acked_in_ca = 0;
     }
 
     pub(crate) fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
