@@ -6,9 +6,13 @@
 
 pub mod controller;
 pub mod events;
+pub mod modified_swift_start;
+pub mod paced_start;
+pub mod pacing_only;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
+pub mod swift_start;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
 use crate::reno;
+use crate::{modified_swift_start, pacing_only, swift_start};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -65,7 +66,14 @@ pub struct Registration {
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
-pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO];
+pub const REGISTRATIONS: &[&Registration] = &[
+    &reno::RENO,
+    &reno::NEWRENO,
+    &swift_start::SWIFT_START,
+    &swift_start::SWIFT_START_BBN,
+    &pacing_only::PACING_ONLY,
+    &modified_swift_start::MODIFIED_SWIFT_START,
+];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{
     let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];

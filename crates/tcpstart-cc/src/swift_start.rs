@@ -1,0 +1,209 @@
+//! Swift Start (Partridge et al., "A Swifter Start for TCP", BBN TR-8339, 2002) as evaluated and
+//! corrected by NASA (Lawas-Grodek and Tran, NASA/TM-2004-212938, section "Swift Start
+//! Implementation Problems").
+//!
+//! Four segments go out back to back. With delayed ACKs the receiver acknowledges them in two
+//! ACKs, `th_ack_1` (segments 1-2) and `th_ack_2` (segments 3-4); their spacing `delta` is the
+//! time the bottleneck needed for two segments (packet pair). The capacity-estimate window is
+//! `ce_cwnd = bytes x RTT / delta`, divided by `gamma` because a packet pair measures the
+//! bottleneck's capacity, not what is available. That window is paced over the second round
+//! trip ([`crate::paced_start`]), then slow start continues from it.
+//!
+//! Two registered variants share this probe:
+//!
+//! - `swift-start` (the NASA fixes): the RTT runs from the first *data* segment to `th_ack_1`;
+//!   `delta = t(th_ack_2) - t(th_ack_1)`; the bytes are those `th_ack_2` acknowledges (both
+//!   segments, byte-based); abort (plain slow start) on any retransmission or loss, when the
+//!   receiver's delayed-ACK timer split a pair (the two ACKs cover different byte counts: the
+//!   timer acknowledged a lone segment), when `delta` is zero on the sender's clock (a 1 ms tick
+//!   cannot see a pair on a path faster than about 23 Mbit/s, as the report found), or when
+//!   `ce_cwnd <= cwnd` before `th_ack_2`'s growth; pacing starts only once `ce_cwnd` is known,
+//!   stops when the window is sent, and ACKs during pacing do not grow the window.
+//! - `swift-start-bbn` (the original code as the report found it): the SYN-ACK is the first
+//!   sample, so `delta = t(th_ack_2) - t(SYN-ACK)` and the RTT is the handshake's; one segment is
+//!   counted per `delta`; pacing begins at `th_ack_1` with the current window (premature
+//!   pacing); when `ce_cwnd` is below the window the window is used; nothing aborts, and pacing
+//!   never stops (the sender paces at cwnd / RTT for the rest of the connection).
+//!
+//! State machine of the probe: `wait_first_ack` -(th_ack_1)-> `wait_second_ack`
+//! -(th_ack_2)-> estimate -> pace or abort; then [`crate::paced_start`] takes over.
+
+use crate::events::{AckEvent, EstablishedEvent, SentEvent};
+use crate::paced_start::{Decision, PacePlan, PacedStart, Probe, Windows};
+use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
+use crate::time::{Duration, Instant};
+
+const GAMMA: ParamSpec = ParamSpec {
+    name: "gamma",
+    default: 4.0,
+    min: 1.0,
+    max: 8.0,
+    integer: false,
+    doc: "fraction of the packet-pair estimate used: ce_cwnd / gamma (the NASA report tested 1, 4, 8 and recommends 4 or more)",
+};
+
+pub const SWIFT_START: Registration = Registration {
+    info: AlgorithmInfo {
+        name: "swift-start",
+        summary: "Swift Start with the NASA fixes: packet-pair estimate from the first two ACKs, paced over the second RTT, then slow start",
+        reference: "BBN TR-8339 (Partridge et al. 2002); NASA/TM-2004-212938 (Lawas-Grodek, Tran 2004)",
+        params: &[GAMMA],
+    },
+    build: |p, cfg| Box::new(swift_start(Variant::Nasa, p, cfg)),
+    receiver_hook: None,
+};
+
+pub const SWIFT_START_BBN: Registration = Registration {
+    info: AlgorithmInfo {
+        name: "swift-start-bbn",
+        summary:
+            "Swift Start as BBN's code behaved before the NASA fixes (SYN-ACK as first sample, early endless pacing)",
+        reference: "NASA/TM-2004-212938, section \"Swift Start Implementation Problems\"",
+        params: &[GAMMA],
+    },
+    build: |p, cfg| Box::new(swift_start(Variant::Bbn, p, cfg)),
+    receiver_hook: None,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The original BBN code with the flaws the NASA report describes.
+    Bbn,
+    /// The NASA-corrected code.
+    Nasa,
+}
+
+/// Swift Start: the packet-pair probe in front of NewReno.
+pub type SwiftStart = PacedStart<SwiftProbe>;
+
+/// Builds Swift Start of `variant` with the registry's parameters.
+pub fn swift_start(variant: Variant, p: &Params, cfg: &CcConfig) -> SwiftStart {
+    PacedStart::new(SwiftProbe::new(variant, p["gamma"], cfg.mss), cfg)
+}
+
+#[derive(Clone, Debug)]
+pub struct SwiftProbe {
+    variant: Variant,
+    gamma: f64,
+    mss: u64,
+    /// Start of the RTT measurement: the first data segment (NASA) or the SYN (BBN).
+    rtt_from: Option<Instant>,
+    /// The handshake RTT (the BBN code's RTT).
+    handshake_rtt: Option<Duration>,
+    /// The first sample of the pair: `th_ack_1` (NASA) or the SYN-ACK (BBN), with the bytes acked.
+    first: Option<(Instant, u64)>,
+    rtt: Option<Duration>,
+    seen_first_ack: bool,
+    /// The last estimate (bytes, before `gamma`), for traces and tests.
+    pub estimate: Option<u64>,
+    finished: bool,
+}
+
+impl SwiftProbe {
+    pub fn new(variant: Variant, gamma: f64, mss: u64) -> Self {
+        SwiftProbe {
+            variant,
+            gamma,
+            mss,
+            rtt_from: None,
+            handshake_rtt: None,
+            first: None,
+            rtt: None,
+            seen_first_ack: false,
+            estimate: None,
+            finished: false,
+        }
+    }
+
+    /// `ce_cwnd / gamma` in bytes, from `bytes` arriving `delta` apart over a round trip `rtt`.
+    fn window(&mut self, bytes: u64, rtt: Duration, delta: Duration) -> Option<u64> {
+        if delta.is_zero() {
+            return None;
+        }
+        let ce = bytes as f64 * rtt.as_secs_f64() / delta.as_secs_f64();
+        self.estimate = Some(ce as u64);
+        Some((ce / self.gamma) as u64)
+    }
+
+    fn nasa_ack(&mut self, ev: &AckEvent, cwnd: Windows) -> Decision {
+        let Some((t1, bytes1)) = self.first else {
+            let Some(from) = self.rtt_from else { return Decision::Abort };
+            self.first = Some((ev.now, ev.bytes_acked));
+            self.rtt = Some(ev.now - from);
+            return Decision::Continue;
+        };
+        self.finished = true;
+        if ev.bytes_acked != bytes1 {
+            // The receiver's delayed-ACK timer acknowledged a lone segment of a pair.
+            return Decision::Abort;
+        }
+        let rtt = self.rtt.unwrap_or_default();
+        match self.window(ev.bytes_acked, rtt, ev.now - t1) {
+            Some(w) if w > cwnd.before => {
+                Decision::Pace(PacePlan { window: w, rtt, end_seq: ev.snd_una + w, endless: false })
+            }
+            _ => Decision::Abort,
+        }
+    }
+
+    fn bbn_ack(&mut self, ev: &AckEvent, cwnd: Windows) -> Decision {
+        let rtt = self.handshake_rtt.unwrap_or_default();
+        let pace = |window| Decision::Pace(PacePlan { window, rtt, end_seq: u64::MAX, endless: true });
+        if !self.seen_first_ack {
+            // th_ack_1: the BBN code started pacing here, with the window it had.
+            self.seen_first_ack = true;
+            return pace(cwnd.after);
+        }
+        self.finished = true;
+        let (t_synack, _) = self.first.unwrap_or((ev.now, 0));
+        // One segment counted per delta, and delta measured from the SYN-ACK.
+        let w = self.window(self.mss, rtt, ev.now - t_synack).unwrap_or(0);
+        pace(w.max(cwnd.after))
+    }
+}
+
+impl Probe for SwiftProbe {
+    fn name(&self) -> &'static str {
+        match self.variant {
+            Variant::Bbn => "swift-start-bbn",
+            Variant::Nasa => "swift-start",
+        }
+    }
+
+    fn on_established(&mut self, ev: &EstablishedEvent) {
+        if self.variant == Variant::Bbn {
+            self.first = Some((ev.now, 0));
+            self.handshake_rtt = ev.handshake_rtt;
+        }
+    }
+
+    fn on_sent(&mut self, ev: &SentEvent) -> Decision {
+        if self.variant == Variant::Bbn {
+            return Decision::Continue;
+        }
+        if ev.is_retransmission {
+            return Decision::Abort;
+        }
+        if self.rtt_from.is_none() {
+            self.rtt_from = Some(ev.now);
+        }
+        Decision::Continue
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent, cwnd: Windows) -> Decision {
+        if self.finished || ev.bytes_acked == 0 {
+            return Decision::Continue;
+        }
+        match self.variant {
+            Variant::Nasa => self.nasa_ack(ev, cwnd),
+            Variant::Bbn => self.bbn_ack(ev, cwnd),
+        }
+    }
+
+    fn on_loss(&mut self) -> Decision {
+        match self.variant {
+            Variant::Nasa => Decision::Abort,
+            Variant::Bbn => Decision::Continue,
+        }
+    }
+}
