@@ -112,7 +112,7 @@ impl Probe for PairProbe {
         if window <= cwnd.before {
             return Decision::Continue;
         }
-        Decision::Pace(PacePlan { window, rtt, end_seq: ev.snd_una + window, endless: false })
+        Decision::Pace(PacePlan { window, rtt, end_seq: None, endless: false })
     }
 }
 

@@ -38,8 +38,12 @@ pub struct PacePlan {
     pub window: u64,
     /// Round trip over which the window is spread: the rate is `window / rtt`.
     pub rtt: Duration,
-    /// Pacing ends once a segment reaching this sequence number has been sent.
-    pub end_seq: u64,
+    /// Pacing ends once a segment reaching this sequence number has been sent (the NASA fix:
+    /// "stop pacing when a number of packets up to the value of ce_cwnd had been sent"); `None`:
+    /// it ends with the first ACK of a paced segment, one round trip after pacing began
+    /// (Modified Swift Start: "until the sender receives an other ACK that indicates the end of
+    /// the second RTT").
+    pub end_seq: Option<u64>,
     /// Never stop pacing, and keep growing the window per ACK (the BBN original).
     pub endless: bool,
 }
@@ -166,7 +170,7 @@ impl<P: Probe> CongestionControl for PacedStart<P> {
             Stage::Pacing { plan, .. } if !plan.endless => {
                 if ev.is_retransmission {
                     self.lost();
-                } else if ev.seq + ev.len as u64 >= plan.end_seq {
+                } else if plan.end_seq.is_some_and(|end| ev.seq + ev.len as u64 >= end) {
                     self.stage = Stage::Done;
                 }
             }
@@ -182,14 +186,18 @@ impl<P: Probe> CongestionControl for PacedStart<P> {
             Stage::Done => (false, true),
         };
         if grows {
-            self.reno.on_ack(ev);
+            // While measuring or pacing the start-up, not the application, holds the window
+            // back, so every ACK counts as window-limited (as in the FreeBSD code, which grew
+            // snd_cwnd on every ACK).
+            let limited = AckEvent { cwnd_limited: ev.cwnd_limited || self.stage != Stage::Done, ..*ev };
+            self.reno.on_ack(&limited);
         }
         if !probing {
             return;
         }
         let d = self.probe.on_ack(ev, Windows { before, after: self.reno.cwnd() });
         if let Stage::Pacing { plan, round_start } = self.stage {
-            if !plan.endless && ev.snd_una > round_start {
+            if !plan.endless && plan.end_seq.is_none() && ev.snd_una > round_start {
                 self.stage = Stage::Done;
                 return;
             }

@@ -58,6 +58,11 @@ impl Probe for PacingOnlyProbe {
         self.done = true;
         let Some(sent) = self.first_sent else { return Decision::Abort };
         let paced = PACED_SEGMENTS * self.mss;
-        Decision::Pace(PacePlan { window: paced, rtt: ev.now - sent, end_seq: ev.snd_nxt + paced, endless: false })
+        Decision::Pace(PacePlan {
+            window: paced,
+            rtt: ev.now - sent,
+            end_seq: Some(ev.snd_nxt + paced),
+            endless: false,
+        })
     }
 }

@@ -140,7 +140,7 @@ impl SwiftProbe {
         let rtt = self.rtt.unwrap_or_default();
         match self.window(ev.bytes_acked, rtt, ev.now - t1) {
             Some(w) if w > cwnd.before => {
-                Decision::Pace(PacePlan { window: w, rtt, end_seq: ev.snd_una + w, endless: false })
+                Decision::Pace(PacePlan { window: w, rtt, end_seq: Some(ev.snd_una + w), endless: false })
             }
             _ => Decision::Abort,
         }
@@ -148,7 +148,7 @@ impl SwiftProbe {
 
     fn bbn_ack(&mut self, ev: &AckEvent, cwnd: Windows) -> Decision {
         let rtt = self.handshake_rtt.unwrap_or_default();
-        let pace = |window| Decision::Pace(PacePlan { window, rtt, end_seq: u64::MAX, endless: true });
+        let pace = |window| Decision::Pace(PacePlan { window, rtt, end_seq: None, endless: true });
         if !self.seen_first_ack {
             // th_ack_1: the BBN code started pacing here, with the window it had.
             self.seen_first_ack = true;
