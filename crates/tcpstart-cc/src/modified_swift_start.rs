@@ -139,3 +139,90 @@ impl ReceiverHook for PairGapHook {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::CongestionControl;
+    use crate::registry::{build, build_receiver_hook, CcConfig};
+    use std::collections::BTreeMap;
+
+    const MSS: u64 = 1460;
+
+    fn at_us(us: u64) -> Instant {
+        Instant(us * 1000)
+    }
+
+    #[test]
+    fn initial_window_pairs_are_marked_first_second_once() {
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX };
+        let mut cc = build("modified-swift-start", &BTreeMap::new(), &cfg).unwrap();
+        let marks: Vec<u8> = (0..6).map(|i| cc.segment_mark(i * MSS)).collect();
+        assert_eq!(marks, [FIRST, SECOND, FIRST, SECOND, 0, 0]);
+        assert_eq!(cc.segment_mark(0), 0, "a retransmission is not marked again");
+    }
+
+    #[test]
+    fn receiver_hook_echoes_the_gap_of_a_pair_in_microseconds() {
+        let mut hook = build_receiver_hook("modified-swift-start", &BTreeMap::new()).unwrap().unwrap();
+        let seg = |us, seq, mark| SegmentArrival { now: at_us(us), seq, len: MSS as u32, mark };
+        assert_eq!(hook.on_segment(&seg(1_000, 0, FIRST)), None);
+        // The paper's T1 gap: 7772 us.
+        assert_eq!(hook.on_segment(&seg(8_772, MSS, SECOND)), Some(7_772));
+        // A Second that does not follow the recorded First is ignored, as is unmarked data.
+        assert_eq!(hook.on_segment(&seg(9_000, 2 * MSS, FIRST)), None);
+        assert_eq!(hook.on_segment(&seg(9_500, 4 * MSS, SECOND)), None);
+        assert_eq!(hook.on_segment(&seg(9_600, 5 * MSS, 0)), None);
+        assert_eq!(hook.on_segment(&seg(9_700, 6 * MSS, SECOND)), None);
+    }
+
+    fn sent(us: u64, seg: u64) -> SentEvent {
+        SentEvent { now: at_us(us), seq: seg * MSS, len: MSS as u32, ..Default::default() }
+    }
+
+    fn ack(us: u64, una: u64, echo: Option<u64>) -> AckEvent {
+        AckEvent {
+            now: at_us(us),
+            bytes_acked: 2 * MSS,
+            snd_una: una * MSS,
+            snd_nxt: 4 * MSS,
+            cwnd_limited: true,
+            receiver_echo: echo,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn window_is_rtt_times_mss_over_the_echoed_gap_without_gamma() {
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX };
+        let mut cc = build("modified-swift-start", &BTreeMap::new(), &cfg).unwrap();
+        for seg in 0..4 {
+            cc.on_sent(&sent(0, seg));
+        }
+        // The paper's first pair: RTT 0.11674 s, gap 7.772 ms -> 1460 x 0.11674 / 0.007772 = 21 930.
+        cc.on_ack(&ack(116_740, 2, Some(7_772)));
+        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 21_930));
+        assert!((cc.pacing_rate().unwrap() - 21_930.0 / 0.11674).abs() < 1e-6);
+        // The second pair's echo replaces the estimate: RTT 0.13228 s -> 24 849 (paper: 24 849).
+        cc.on_ack(&ack(132_280, 4, Some(7_772)));
+        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 24_849));
+        // Pacing ends with the first ACK beyond what was sent when it began; slow start follows.
+        cc.on_ack(&AckEvent { snd_nxt: 30 * MSS, ..ack(250_000, 5, None) });
+        assert_eq!((cc.phase(), cc.pacing_rate()), ("slow_start", None));
+    }
+
+    #[test]
+    fn estimate_below_the_window_or_a_retransmission_first_means_plain_slow_start() {
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 4 * MSS, initial_ssthresh: u64::MAX };
+        let mut cc = build("modified-swift-start", &BTreeMap::new(), &cfg).unwrap();
+        cc.on_sent(&sent(0, 0));
+        // 1460 x 0.01 / 0.005 = 2920 bytes: less than the four-segment window.
+        cc.on_ack(&ack(10_000, 2, Some(5_000)));
+        assert_eq!(cc.phase(), "slow_start");
+        let mut cc = build("modified-swift-start", &BTreeMap::new(), &cfg).unwrap();
+        cc.on_sent(&sent(0, 0));
+        cc.on_sent(&SentEvent { is_retransmission: true, ..sent(1_000_000, 0) });
+        cc.on_ack(&ack(1_100_000, 2, Some(100)));
+        assert_eq!(cc.phase(), "slow_start");
+    }
+}

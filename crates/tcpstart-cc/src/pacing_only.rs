@@ -66,3 +66,66 @@ impl Probe for PacingOnlyProbe {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::controller::CongestionControl;
+    use crate::events::{AckEvent, SentEvent};
+    use crate::registry::{build, CcConfig};
+    use crate::time::Instant;
+    use std::collections::BTreeMap;
+
+    const MSS: u64 = 1000;
+    const MS: u64 = 1_000_000;
+
+    fn ack(ms: u64, segments: u64, una: u64, nxt: u64) -> AckEvent {
+        AckEvent {
+            now: Instant(ms * MS),
+            bytes_acked: segments * MSS,
+            snd_una: una * MSS,
+            snd_nxt: nxt * MSS,
+            cwnd_limited: true,
+            ..Default::default()
+        }
+    }
+
+    fn sent(ms: u64, seg: u64) -> SentEvent {
+        SentEvent { now: Instant(ms * MS), seq: seg * MSS, len: MSS as u32, ..Default::default() }
+    }
+
+    #[test]
+    fn six_segments_paced_over_the_rtt_of_the_first_ack_then_slow_start() {
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX };
+        let mut cc = build("pacing-only", &BTreeMap::new(), &cfg).unwrap();
+        assert_eq!(cc.cwnd(), 4 * MSS);
+        for seg in 0..4 {
+            cc.on_sent(&sent(100, seg));
+        }
+        cc.on_ack(&ack(400, 2, 2, 4));
+        // RTT 300 ms from the first data segment: 6000 bytes / 0.3 s.
+        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 6 * MSS));
+        assert!((cc.pacing_rate().unwrap() - 20_000.0).abs() < 1e-9);
+        cc.on_ack(&ack(401, 2, 4, 4));
+        assert_eq!(cc.cwnd(), 6 * MSS, "no growth while pacing");
+        for seg in 4..9 {
+            cc.on_sent(&sent(401 + 50 * (seg - 4), seg));
+            assert_eq!(cc.phase(), "pacing");
+        }
+        // The sixth paced segment (4 + 6 = 10 segments sent) ends pacing.
+        cc.on_sent(&sent(651, 9));
+        assert_eq!((cc.phase(), cc.pacing_rate()), ("slow_start", None));
+        cc.on_ack(&ack(701, 2, 6, 10));
+        assert_eq!(cc.cwnd(), 7 * MSS);
+    }
+
+    #[test]
+    fn retransmission_before_the_first_ack_means_plain_slow_start() {
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 4 * MSS, initial_ssthresh: u64::MAX };
+        let mut cc = build("pacing-only", &BTreeMap::new(), &cfg).unwrap();
+        cc.on_sent(&sent(0, 0));
+        cc.on_sent(&SentEvent { is_retransmission: true, ..sent(1000, 0) });
+        cc.on_ack(&ack(1300, 1, 1, 1));
+        assert!(cc.pacing_rate().is_none());
+        assert_eq!(cc.cwnd(), 5 * MSS);
+    }
+}

@@ -207,3 +207,180 @@ impl Probe for SwiftProbe {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::CongestionControl;
+    use std::collections::BTreeMap;
+
+    const MSS: u64 = 1448;
+    const MS: u64 = 1_000_000;
+
+    fn build(variant: Variant, gamma: f64) -> SwiftStart {
+        let cfg = CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX };
+        let p = crate::registry::resolve_params(
+            if variant == Variant::Nasa { "swift-start" } else { "swift-start-bbn" },
+            &BTreeMap::from([("gamma".to_string(), gamma)]),
+        )
+        .unwrap();
+        swift_start(variant, &p, &cfg)
+    }
+
+    fn at(ms: f64) -> Instant {
+        Instant((ms * MS as f64) as u64)
+    }
+
+    fn send(cc: &mut SwiftStart, ms: f64, seg: u64) {
+        cc.on_sent(&SentEvent { now: at(ms), seq: seg * MSS, len: MSS as u32, ..Default::default() });
+    }
+
+    fn ack(cc: &mut SwiftStart, ms: f64, segments: u64, una: u64, nxt: u64) {
+        cc.on_ack(&AckEvent {
+            now: at(ms),
+            bytes_acked: segments * MSS,
+            snd_una: una * MSS,
+            snd_nxt: nxt * MSS,
+            cwnd_limited: true,
+            ..Default::default()
+        });
+    }
+
+    /// The handshake at t = 0 .. 500 ms, then the initial window of four back to back.
+    fn start(cc: &mut SwiftStart) {
+        cc.on_established(&EstablishedEvent {
+            now: at(500.0),
+            handshake_rtt: Some(Duration::from_millis(500)),
+            ..Default::default()
+        });
+        for seg in 0..4 {
+            send(cc, 500.0, seg);
+        }
+    }
+
+    #[test]
+    fn initial_window_is_four_segments_whatever_the_scenario_says() {
+        assert_eq!(build(Variant::Nasa, 4.0).cwnd(), 4 * MSS);
+    }
+
+    #[test]
+    fn nasa_estimate_is_bytes_times_rtt_over_delta_divided_by_gamma() {
+        // 5 Mbit/s, 500 ms (the report's figure 3 path): two 1448-byte segments per 4.6336 ms.
+        let mut cc = build(Variant::Nasa, 4.0);
+        start(&mut cc);
+        ack(&mut cc, 1000.0, 2, 2, 4);
+        assert_eq!(cc.phase(), "slow_start", "th_ack_1 only measures the RTT");
+        assert_eq!(cc.cwnd(), 5 * MSS, "and grows the window as slow start does");
+        for seg in 4..7 {
+            send(&mut cc, 1000.0, seg);
+        }
+        ack(&mut cc, 1004.6336, 2, 4, 7);
+        // ce_cwnd = 2896 B x 500 ms / 4.6336 ms = 312 500 B (appendix B, gamma 1); / 4 = 78 125.
+        assert_eq!(cc.probe().estimate, Some(312_500));
+        assert_eq!(cc.phase(), "pacing");
+        assert_eq!(cc.cwnd(), 78_125);
+        let rate = cc.pacing_rate().unwrap();
+        assert!((rate - 78_125.0 / 0.5).abs() < 1e-6, "{rate}");
+    }
+
+    #[test]
+    fn pacing_stops_once_the_window_is_sent_and_acks_meanwhile_do_not_grow_it() {
+        let mut cc = build(Variant::Nasa, 4.0);
+        start(&mut cc);
+        ack(&mut cc, 1000.0, 2, 2, 4);
+        ack(&mut cc, 1004.6336, 2, 4, 7);
+        let window = cc.cwnd();
+        // The three slow-start segments sent at th_ack_1 come back while pacing.
+        ack(&mut cc, 1500.0, 2, 6, 40);
+        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", window));
+        // The segment reaching snd_una + window (4 x 1448 + 78 125 = 83 917) ends pacing: segment
+        // 56 ends at 82 536, segment 57 at 83 984.
+        send(&mut cc, 1501.0, 56);
+        assert_eq!(cc.phase(), "pacing");
+        send(&mut cc, 1502.0, 57);
+        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.pacing_rate(), None);
+        assert_eq!(cc.cwnd(), window);
+        ack(&mut cc, 1510.0, 1, 7, 58);
+        assert_eq!(cc.cwnd(), window + MSS, "slow start from the paced window");
+    }
+
+    #[test]
+    fn timer_split_pair_aborts() {
+        // th_ack_2 covers one segment where th_ack_1 covered two: the receiver's delayed-ACK
+        // timer acknowledged a lone segment.
+        let mut cc = build(Variant::Nasa, 1.0);
+        start(&mut cc);
+        ack(&mut cc, 1000.0, 2, 2, 4);
+        ack(&mut cc, 1200.0, 1, 3, 7);
+        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.probe().estimate, None);
+        ack(&mut cc, 1300.0, 2, 5, 7);
+        assert_eq!(cc.phase(), "slow_start", "no later estimate");
+    }
+
+    #[test]
+    fn retransmission_or_loss_before_the_estimate_aborts() {
+        let mut cc = build(Variant::Nasa, 1.0);
+        start(&mut cc);
+        ack(&mut cc, 1000.0, 2, 2, 4);
+        cc.on_sent(&SentEvent {
+            now: at(1100.0),
+            seq: 2 * MSS,
+            len: MSS as u32,
+            is_retransmission: true,
+            ..Default::default()
+        });
+        ack(&mut cc, 1104.0, 2, 4, 7);
+        assert_eq!(cc.phase(), "slow_start");
+        let mut cc = build(Variant::Nasa, 1.0);
+        start(&mut cc);
+        cc.on_rto(&crate::events::RtoEvent { now: at(1500.0), flight_size: 4 * MSS, consecutive: 1 });
+        ack(&mut cc, 2000.0, 2, 2, 4);
+        ack(&mut cc, 2004.0, 2, 4, 4);
+        assert!(cc.pacing_rate().is_none());
+        assert_ne!(cc.phase(), "pacing");
+    }
+
+    #[test]
+    fn estimate_not_above_the_window_is_not_used() {
+        // 0.5 Mbit/s, 100 ms, gamma 8: ce = 2896 x 100 / 46.336 = 6250 B, / 8 = 781 < 5 segments.
+        let mut cc = build(Variant::Nasa, 8.0);
+        start(&mut cc);
+        ack(&mut cc, 600.0, 2, 2, 4);
+        ack(&mut cc, 646.336, 2, 4, 7);
+        assert_eq!(cc.probe().estimate, Some(6250));
+        assert_eq!((cc.phase(), cc.cwnd()), ("slow_start", 6 * MSS));
+    }
+
+    #[test]
+    fn zero_delta_on_a_coarse_clock_aborts() {
+        let mut cc = build(Variant::Nasa, 1.0);
+        start(&mut cc);
+        ack(&mut cc, 1000.0, 2, 2, 4);
+        ack(&mut cc, 1000.0, 2, 4, 7);
+        assert_eq!(cc.phase(), "slow_start");
+        assert!(cc.pacing_rate().is_none());
+    }
+
+    #[test]
+    fn bbn_paces_early_counts_one_segment_from_the_synack_and_never_stops() {
+        let mut cc = build(Variant::Bbn, 1.0);
+        start(&mut cc);
+        ack(&mut cc, 1000.0, 2, 2, 4);
+        // Premature pacing with the current window (5 segments) over the handshake RTT.
+        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 5 * MSS));
+        assert!((cc.pacing_rate().unwrap() - 5.0 * MSS as f64 / 0.5).abs() < 1e-6);
+        ack(&mut cc, 1004.6336, 2, 4, 7);
+        // delta = 1004.6 - 500 ms from the SYN-ACK, one segment: 1448 x 500 / 504.6 = 1434 B.
+        assert_eq!(cc.probe().estimate, Some(1434));
+        assert_eq!(cc.cwnd(), 6 * MSS, "the slow-start window is used instead");
+        for i in 0..20 {
+            ack(&mut cc, 1500.0 + i as f64, 1, 5 + i, 40);
+            send(&mut cc, 1500.0 + i as f64, 40 + i);
+        }
+        assert_eq!(cc.phase(), "pacing", "pacing never stops");
+        assert_eq!(cc.cwnd(), 26 * MSS, "while slow start keeps growing the window");
+        assert!((cc.pacing_rate().unwrap() - 26.0 * MSS as f64 / 0.5).abs() < 1e-6);
+    }
+}
