@@ -60,7 +60,7 @@ impl PairProbe {
     /// Pair index and position (0 = First) of the initial-window segment starting at `seq`.
     fn slot(&self, seq: u64) -> Option<(usize, u64)> {
         let i = seq / self.mss;
-        (seq % self.mss == 0 && i < INITIAL_WINDOW_SEGMENTS).then_some(((i / 2) as usize, i % 2))
+        (seq.is_multiple_of(self.mss) && i < INITIAL_WINDOW_SEGMENTS).then_some(((i / 2) as usize, i % 2))
     }
 }
 
@@ -143,7 +143,6 @@ impl ReceiverHook for PairGapHook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::CongestionControl;
     use crate::registry::{build, build_receiver_hook, CcConfig};
     use std::collections::BTreeMap;
 

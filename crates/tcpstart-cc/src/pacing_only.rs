@@ -69,7 +69,6 @@ impl Probe for PacingOnlyProbe {
 
 #[cfg(test)]
 mod tests {
-    use crate::controller::CongestionControl;
     use crate::events::{AckEvent, SentEvent};
     use crate::registry::{build, CcConfig};
     use crate::time::Instant;
