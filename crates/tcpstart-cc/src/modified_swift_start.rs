@@ -85,7 +85,7 @@ impl Probe for PairProbe {
 
     fn on_sent(&mut self, ev: &SentEvent) -> Decision {
         if ev.is_retransmission {
-            return if self.estimated { Decision::Continue } else { Decision::Abort };
+            return Decision::Abort;
         }
         if let Some((pair, 0)) = self.slot(ev.seq) {
             self.first_sent[pair].get_or_insert(ev.now);

@@ -5,10 +5,11 @@
 //! State machine of [`PacedStart`]:
 //!
 //! ```text
-//!   measuring ──probe: Pace(plan)──▶ pacing ──all of plan.end_seq sent, or a paced segment
-//!   (slow start)                      (cwnd = plan.window,   acknowledged, or a loss──▶ done
-//!       │                              rate = window / rtt)                         (NewReno)
-//!       └──probe: Abort, or a loss (unless the probe ignores losses)──────────────────▶ done
+//!   measuring (slow start) --probe: Pace(plan)--> pacing (cwnd = plan.window, rate = window / rtt)
+//!   pacing --the segment reaching plan.end_seq sent (or, without an end_seq, an ACK of a paced
+//!            segment), a retransmission or a loss--> done (NewReno)
+//!   pacing --probe: Pace(new plan)--> pacing (a later estimate replaces the window)
+//!   measuring --probe: Abort, or a loss (unless the probe ignores losses)--> done
 //! ```
 //!
 //! While measuring, ACKs grow the window as in slow start (RFC 5681, one segment per ACK, as the
@@ -73,9 +74,9 @@ pub trait Probe: Send {
     }
     /// Called for every ACK while measuring or pacing (a later estimate may replace the plan).
     fn on_ack(&mut self, ev: &AckEvent, cwnd: Windows) -> Decision;
-    /// A loss (fast retransmit or timeout) while measuring or pacing.
-    fn on_loss(&mut self) -> Decision {
-        Decision::Abort
+    /// Whether a loss (fast retransmit or timeout) while measuring ends the start-up.
+    fn aborts_on_loss(&self) -> bool {
+        true
     }
     fn segment_mark(&mut self, _seq: u64) -> u8 {
         0
@@ -139,16 +140,14 @@ impl<P: Probe> PacedStart<P> {
         }
     }
 
+    /// A loss: a measurement in progress is given up (unless the probe ignores losses) and a
+    /// paced round ends; an endless plan paces on.
     fn lost(&mut self) {
-        if self.stage != Stage::Done {
-            let d = self.probe.on_loss();
-            self.apply(d, 0);
-        }
-        if let Stage::Pacing { plan, .. } = self.stage {
-            if !plan.endless {
-                self.stage = Stage::Done;
-            }
-        }
+        self.stage = match self.stage {
+            Stage::Measuring if self.probe.aborts_on_loss() => Stage::Done,
+            Stage::Pacing { plan, .. } if !plan.endless => Stage::Done,
+            stage => stage,
+        };
     }
 }
 

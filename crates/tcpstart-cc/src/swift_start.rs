@@ -200,11 +200,8 @@ impl Probe for SwiftProbe {
         }
     }
 
-    fn on_loss(&mut self) -> Decision {
-        match self.variant {
-            Variant::Nasa => Decision::Abort,
-            Variant::Bbn => Decision::Continue,
-        }
+    fn aborts_on_loss(&self) -> bool {
+        self.variant == Variant::Nasa
     }
 }
 
