@@ -97,6 +97,7 @@ class Tcp:
     rto_min: Optional[Quantity] = None
     rto_max: Optional[Quantity] = None
     clock_granularity: Optional[Quantity] = None
+    clock_tick: Optional[Quantity] = None
     fast_retransmit: Optional[bool] = None
     limited_transmit: Optional[bool] = None
     dupthresh: Optional[int] = None

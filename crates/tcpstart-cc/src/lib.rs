@@ -11,10 +11,14 @@ pub mod events;
 pub mod hystart;
 pub mod hystartpp;
 pub mod jump_start;
+pub mod modified_swift_start;
+pub mod paced_start;
+pub mod pacing_only;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
 pub mod stopeg;
+pub mod swift_start;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};

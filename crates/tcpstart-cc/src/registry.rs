@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::{cubic, ess, hystartpp, jump_start, reno, stopeg};
+use crate::{cubic, ess, hystartpp, jump_start, modified_swift_start, pacing_only, reno, stopeg, swift_start};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -76,6 +76,10 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &ess::ESS,
     &jump_start::JUMP_START,
     &stopeg::STOPEG,
+    &swift_start::SWIFT_START,
+    &swift_start::SWIFT_START_BBN,
+    &pacing_only::PACING_ONLY,
+    &modified_swift_start::MODIFIED_SWIFT_START,
 ];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{

@@ -78,6 +78,10 @@ impl Packet {
             // MSS (4), SACK-permitted (2), window scale (3) and padding.
             options += 12;
         }
+        if self.mark != 0 {
+            // An experimental option (RFC 6994): kind, length, ExID and the 1-byte mark, padded.
+            options += 8;
+        }
         if self.echo.is_some() {
             // An experimental option (RFC 6994): kind, length, ExID and an 8-byte value.
             options += 12;

@@ -18,7 +18,8 @@
 //!   window field of later segments is `rwnd >> WINDOW_SHIFT` (that of the SYNs is unscaled);
 //!   both saturate at 65535.
 //! - Timestamp options carry the clocks in 1 ms ticks (`ns / 1_000_000`, wrapping at 2^32).
-//! - `echo` is an RFC 6994 experimental option (kind 253, ExID 0x5453, 8-byte value).
+//! - `echo` is an RFC 6994 experimental option (kind 253, ExID 0x5453, 8-byte value); a segment
+//!   `mark` is another (kind 253, ExID 0x544d, 1-byte value, padded with three NOPs).
 //!
 //! Simplified: no payload bytes, no FIN, no PSH. Options are laid out exactly as
 //! [`Packet::wire_bytes`] counts them, so the IP total length equals `wire_bytes()`, except that
@@ -48,6 +49,7 @@ const NOP: u8 = 1;
 /// RFC 6994 experimental option kind and the 16-bit experiment identifier used for `echo`.
 const EXPERIMENTAL_KIND: u8 = 253;
 const ECHO_EXID: u16 = 0x5453;
+const MARK_EXID: u16 = 0x544d;
 /// Zero payload for the TCP checksum (a one's-complement sum only sees its length).
 static ZEROS: [u8; u16::MAX as usize] = [0; u16::MAX as usize];
 
@@ -101,6 +103,11 @@ impl PcapWriter {
             options.extend_from_slice(&[NOP, NOP, 8, 10]);
             options.extend_from_slice(&((val / 1_000_000) as u32).to_be_bytes());
             options.extend_from_slice(&((ecr / 1_000_000) as u32).to_be_bytes());
+        }
+        if pkt.mark != 0 {
+            options.extend_from_slice(&[EXPERIMENTAL_KIND, 5]);
+            options.extend_from_slice(&MARK_EXID.to_be_bytes());
+            options.extend_from_slice(&[pkt.mark, NOP, NOP, NOP]);
         }
         if let Some(echo) = pkt.echo {
             options.extend_from_slice(&[EXPERIMENTAL_KIND, 12]);
@@ -281,6 +288,18 @@ mod tests {
         assert_eq!(opts[0], (8, vec![0, 0, 0, 6, 0, 0, 0, 4]));
         assert_eq!(opts[1], (EXPERIMENTAL_KIND, [&[0x54, 0x53][..], &7u64.to_be_bytes()].concat()));
         assert_eq!((opts[2].0, words(&opts[2].1)), (5, vec![2001, 3001]));
+    }
+
+    #[test]
+    fn segment_mark_is_an_experimental_option() {
+        let data =
+            Packet { seq: 0, len: 1000, mark: 2, ts: Some((0, 0)), ..packet(PacketKind::Data, Direction::Forward) };
+        let mut w = PcapWriter::new();
+        w.record(Instant(0), &data);
+        let recs = parse(w.into_bytes());
+        assert_eq!(recs[0].orig_len, data.wire_bytes());
+        assert_eq!(recs[0].ip.total_len as u32, 20 + 20 + 12 + 8 + 1000);
+        assert_eq!(options(&recs[0].tcp)[1], (EXPERIMENTAL_KIND, vec![0x54, 0x4d, 2]));
     }
 
     #[test]

@@ -78,6 +78,8 @@ pub struct RawTcp {
     pub rto_min: Option<Quantity>,
     pub rto_max: Option<Quantity>,
     pub clock_granularity: Option<Quantity>,
+    /// Tick of the sender's clock (jiffies); 0 = exact.
+    pub clock_tick: Option<Quantity>,
     pub fast_retransmit: Option<bool>,
     pub limited_transmit: Option<bool>,
     pub dupthresh: Option<u32>,
@@ -152,6 +154,9 @@ pub struct TcpConfig {
     pub rto_min: Duration,
     pub rto_max: Duration,
     pub clock_granularity: Duration,
+    /// The sender reads time in whole ticks (floor), like a jiffies clock: the `now` of every
+    /// controller event, RTT samples and the timestamps it writes. Zero means exact.
+    pub clock_tick: Duration,
     pub fast_retransmit: bool,
     pub limited_transmit: bool,
     pub dupthresh: u32,
@@ -307,6 +312,7 @@ impl RawTcp {
             rto_min,
             rto_max,
             clock_granularity,
+            clock_tick,
             fast_retransmit,
             limited_transmit,
             dupthresh
@@ -373,6 +379,7 @@ impl RawTcp {
                 Duration::ZERO,
                 Duration::from_secs(1),
             )?,
+            clock_tick: t("clock_tick", &self.clock_tick, "0s", Duration::ZERO, Duration::from_secs(1))?,
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
             dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,

@@ -227,6 +227,38 @@ mod tests {
         assert_eq!(small.on_packet(Instant(0), &data(5000)).unwrap().rwnd, 9_000);
     }
 
+    fn marked(seq: u64, mark: u8) -> Packet {
+        Packet { mark, ..data(seq) }
+    }
+
+    fn pair_hook() -> Option<Box<dyn ReceiverHook>> {
+        tcpstart_cc::build_receiver_hook("modified-swift-start", &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn delayed_ack_of_a_marked_pair_carries_the_gap() {
+        let mut r = Receiver::new(cfg(true), 0, pair_hook());
+        assert!(r.on_packet(Instant(0), &marked(0, 1)).is_none());
+        let ack = r.on_packet(Instant(7_772_000), &marked(1000, 2)).unwrap();
+        assert_eq!((ack.ack, ack.echo), (2000, Some(7_772)));
+        // The echo is sent once.
+        r.on_packet(Instant(8_000_000), &data(2000));
+        assert_eq!(r.on_packet(Instant(9_000_000), &data(3000)).unwrap().echo, None);
+    }
+
+    #[test]
+    fn echo_waits_for_the_delayed_ack_timer_when_the_pair_straddles_two_acks() {
+        // The First completes an ACK of two segments; the Second waits for the timer, whose ACK
+        // (the ACK of the second segment) carries the gap.
+        let mut r = Receiver::new(cfg(true), 0, pair_hook());
+        r.on_packet(Instant(0), &data(0));
+        let ack = r.on_packet(Instant(1_000), &marked(1000, 1)).unwrap();
+        assert_eq!((ack.ack, ack.echo), (2000, None));
+        assert!(r.on_packet(Instant(501_000), &marked(2000, 2)).is_none());
+        let ack = r.on_delack_timer(Instant(200_501_000)).unwrap();
+        assert_eq!((ack.ack, ack.echo), (3000, Some(500)));
+    }
+
     #[test]
     fn receiver_timestamps_use_its_own_clock() {
         let mut r = Receiver::new(cfg(false), 5_000, None);

@@ -166,9 +166,20 @@ impl Sender {
         self.send_syn(now, out);
     }
 
+    /// The sender's own clock: simulated time floored to whole `clock_tick`s, as a kernel that
+    /// counts jiffies reads it. Everything the sender measures or reports goes through it.
+    fn clock(&self, now: Instant) -> Instant {
+        let tick = self.cfg.clock_tick.as_nanos() as u64;
+        if tick == 0 {
+            now
+        } else {
+            Instant(now.0 - now.0 % tick)
+        }
+    }
+
     fn send_syn(&mut self, now: Instant, out: &mut Vec<Packet>) {
-        self.syn_sent_at = now;
-        let ts = self.cfg.timestamps.then_some((now.0, 0));
+        self.syn_sent_at = self.clock(now);
+        let ts = self.cfg.timestamps.then_some((self.syn_sent_at.0, 0));
         out.push(Packet {
             flow: self.flow,
             kind: PacketKind::Syn,
@@ -195,7 +206,8 @@ impl Sender {
         self.rwnd = pkt.rwnd;
         self.peer_tsval = pkt.ts.map_or(0, |t| t.0);
         // Karn's rule applies to the handshake too: a retransmitted SYN gives no sample.
-        let handshake_rtt = (!self.syn_retransmitted).then(|| now - self.syn_sent_at);
+        let clock = self.clock(now);
+        let handshake_rtt = (!self.syn_retransmitted).then(|| clock - self.syn_sent_at);
         match handshake_rtt {
             Some(r) => self.rtt.sample(r),
             None => self.rtt.reset_after_syn_retransmission(),
@@ -203,12 +215,13 @@ impl Sender {
         self.rto_deadline = None;
         let queued_bytes = self.size;
         self.with_cc(now, |cc| {
-            cc.on_established(&EstablishedEvent { now, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
+            cc.on_established(&EstablishedEvent { now: clock, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
         });
         self.try_send(now, out);
     }
 
     fn on_ack(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
+        let clock = self.clock(now);
         self.rwnd = pkt.rwnd;
         if let Some((tsval, _)) = pkt.ts {
             self.peer_tsval = tsval;
@@ -233,8 +246,8 @@ impl Sender {
             // RFC 7323 RTTM: with timestamps every advancing ACK gives a sample, retransmission
             // or not; without them, Karn's rule admits only never-retransmitted segments.
             rtt_sample = match pkt.ts {
-                Some((_, tsecr)) if self.cfg.timestamps => Some(now - Instant(tsecr)),
-                _ => acked.rtt_send_time.map(|sent| now - sent),
+                Some((_, tsecr)) if self.cfg.timestamps => Some(clock - Instant(tsecr)),
+                _ => acked.rtt_send_time.map(|sent| clock - sent),
             };
             if let Some(r) = rtt_sample {
                 self.rtt.sample(r);
@@ -250,7 +263,7 @@ impl Sender {
 
         let window_before = self.window();
         let ev = AckEvent {
-            now,
+            now: clock,
             bytes_acked,
             bytes_sacked: newly_sacked,
             rtt_sample,
@@ -343,7 +356,8 @@ impl Sender {
         self.stats.fast_recoveries += 1;
         self.recover = Some(self.snd_max);
         let high_data = self.snd_max;
-        self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now, flight_size, high_data }));
+        let clock = self.clock(now);
+        self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now: clock, flight_size, high_data }));
         // Without SACK the dupthresh segments that left the network inflate the window.
         let inflation = if self.cfg.sack { 0 } else { (self.cfg.dupthresh as u64 * mss) as i64 };
         self.recovery = Some(Recovery { point: high_data, inflation, retransmitted_bytes: 0, partial_acks: 0 });
@@ -355,7 +369,7 @@ impl Sender {
     fn exit_recovery(&mut self, now: Instant, rec: Recovery) {
         self.recovery = None;
         let ev = RecoveryExitEvent {
-            now,
+            now: self.clock(now),
             retransmitted_bytes: rec.retransmitted_bytes,
             bytes_in_flight: self.board.bytes_in_flight(),
         };
@@ -383,7 +397,11 @@ impl Sender {
             State::Established if !self.board.is_empty() => {
                 self.stats.timeouts += 1;
                 self.consecutive_rtos += 1;
-                let ev = RtoEvent { now, flight_size: self.snd_max - self.snd_una, consecutive: self.consecutive_rtos };
+                let ev = RtoEvent {
+                    now: self.clock(now),
+                    flight_size: self.snd_max - self.snd_una,
+                    consecutive: self.consecutive_rtos,
+                };
                 self.with_cc(now, |cc| cc.on_rto(&ev));
                 self.rtt.back_off();
                 self.board.mark_all_lost();
@@ -442,10 +460,11 @@ impl Sender {
 
     /// Sends a retransmission of segment `lost`, or the next new segment.
     fn send_segment(&mut self, now: Instant, lost: Option<usize>, out: &mut Vec<Packet>) {
+        let clock = self.clock(now);
         let (seq, len, retransmission) = match lost {
             Some(idx) => {
                 let s = self.board.get(idx).copied().expect("lost segment exists");
-                self.board.on_retransmit(idx, now);
+                self.board.on_retransmit(idx, clock);
                 self.stats.retransmissions += 1;
                 self.stats.bytes_retransmitted += s.len as u64;
                 if let Some(r) = self.recovery.as_mut() {
@@ -456,7 +475,7 @@ impl Sender {
             None => {
                 let seq = self.snd_max;
                 let len = (self.cfg.mss as u64).min(self.size - seq) as u32;
-                self.board.push_new(seq, len, now);
+                self.board.push_new(seq, len, clock);
                 self.snd_max += len as u64;
                 (seq, len, false)
             }
@@ -470,7 +489,7 @@ impl Sender {
             len,
             ack: 0,
             rwnd: self.cfg.rcv_buf,
-            ts: self.cfg.timestamps.then_some((now.0, self.peer_tsval)),
+            ts: self.cfg.timestamps.then_some((clock.0, self.peer_tsval)),
             retransmission,
             mark,
             created: now,
@@ -479,7 +498,7 @@ impl Sender {
         self.stats.segments_sent += 1;
         let bytes_in_flight = self.board.bytes_in_flight();
         self.with_cc(now, |cc| {
-            cc.on_sent(&SentEvent { now, seq, len, is_retransmission: retransmission, bytes_in_flight })
+            cc.on_sent(&SentEvent { now: clock, seq, len, is_retransmission: retransmission, bytes_in_flight })
         });
         if let Some(rate) = self.cc.pacing_rate() {
             let gap = Duration::from_secs_f64(pkt.wire_bytes() as f64 / rate);
