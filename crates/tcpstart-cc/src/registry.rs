@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::reno;
+use crate::{bbr, reno};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -65,7 +65,7 @@ pub struct Registration {
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
-pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO];
+pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO, &bbr::BBR];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{
     let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];
