@@ -901,3 +901,433 @@ impl CongestionControl for Bbr {
         self.mode == Mode::ProbeRtt
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+
+    /// A fake connection feeding BBR ACKs with explicit rate samples on a fake clock.
+    struct Drive {
+        now: Instant,
+        delivered: u64,
+        lost: u64,
+        /// Delivered count when the current round began (the `prior_delivered` of its ACKs).
+        round_prior: u64,
+    }
+
+    impl Drive {
+        /// BBR with IW 10 established at t = 0 over a 10 ms handshake RTT.
+        fn start(seed: u64) -> (Drive, Bbr) {
+            let mut cc = Bbr::new(MSS, 10 * MSS, seed, 0);
+            cc.on_established(&EstablishedEvent {
+                now: Instant::ZERO,
+                handshake_rtt: Some(ms(10)),
+                ..Default::default()
+            });
+            (Drive { now: Instant::ZERO, delivered: 0, lost: 0, round_prior: 0 }, cc)
+        }
+
+        /// An ACK `after` the previous one delivering `pkts` packets, with `inflight` packets left
+        /// in flight. `new_round`: its segment was sent after the previous round's data was
+        /// delivered (so a packet-timed round ends). The sample counts what was delivered since
+        /// the round began over `interval`; tests keep it at or below 1 packet/ms, the path rate.
+        #[allow(clippy::too_many_arguments)]
+        fn ack_ex(
+            &mut self,
+            cc: &mut Bbr,
+            after: Duration,
+            pkts: u64,
+            interval: Duration,
+            rtt: Duration,
+            inflight: u64,
+            losses: u64,
+            new_round: bool,
+        ) {
+            self.now = self.now + after;
+            if new_round {
+                self.round_prior = self.delivered;
+            }
+            self.delivered += pkts * MSS;
+            self.lost += losses * MSS;
+            let rs = RateSample {
+                delivered: self.delivered - self.round_prior,
+                interval: Some(interval),
+                prior_delivered: self.round_prior,
+                rtt: Some(rtt),
+                losses: losses * MSS,
+                acked_sacked: pkts * MSS,
+                total_delivered: self.delivered,
+                total_lost: self.lost,
+                delivered_time: self.now,
+                ..Default::default()
+            };
+            cc.on_ack(&AckEvent {
+                now: self.now,
+                bytes_acked: pkts * MSS,
+                rtt_sample: Some(rtt),
+                srtt: Some(rtt),
+                prior_in_flight: (inflight + pkts) * MSS,
+                bytes_in_flight: inflight * MSS,
+                snd_una: self.delivered,
+                rate: Some(rs),
+                ..Default::default()
+            });
+        }
+
+        /// One round in one ACK: `pkts` packets over `interval_ms`, RTT 10 ms.
+        fn round(&mut self, cc: &mut Bbr, pkts: u64, interval_ms: u64, inflight: u64) {
+            self.ack_ex(cc, ms(interval_ms), pkts, ms(interval_ms), ms(10), inflight, 0, true);
+        }
+
+        /// Start-up at 1 packet/ms (BDP 10 packets at 10 ms) until PROBE_BW.
+        fn to_probe_bw(seed: u64) -> (Drive, Bbr) {
+            let (mut d, mut cc) = Drive::start(seed);
+            while cc.mode() == Mode::Startup {
+                d.round(&mut cc, 10, 10, 30);
+            }
+            d.round(&mut cc, 10, 10, 5);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+            (d, cc)
+        }
+    }
+
+    #[test]
+    fn gains_are_linux_fixed_point_values() {
+        // tcp_bbr.c: BBR_UNIT * 2885 / 1000 + 1, BBR_UNIT * 1000 / 2885, BBR_UNIT * 2,
+        // {5/4, 3/4, 1 x 6} x BBR_UNIT, with BBR_UNIT = 256.
+        assert_eq!((HIGH_GAIN, DRAIN_GAIN, CWND_GAIN), (739, 88, 512));
+        assert_eq!(PACING_GAIN, [320, 192, 256, 256, 256, 256, 256, 256]);
+        assert_eq!((BW_RTTS, MIN_RTT_WIN, PROBE_RTT_MODE, CWND_MIN_TARGET), (10, ms(10_000), ms(200), 4));
+    }
+
+    #[test]
+    fn initial_pacing_rate_is_high_gain_times_iw_over_srtt() {
+        // IW 10 x 1448 B over a 100 ms handshake RTT: bw = 10 * 2^24 / 100000 = 1677;
+        // 1677 * 1448 * 739 >> 8, * 990000 >> 24 = 413 638 B/s (computed independently).
+        let mut cc = Bbr::new(1448, 10 * 1448, 1, 0);
+        cc.on_established(&EstablishedEvent { now: Instant::ZERO, handshake_rtt: Some(ms(100)), ..Default::default() });
+        assert_eq!(cc.pacing_rate(), Some(413_638.0));
+        assert_eq!(cc.phase(), "startup");
+        // Without a handshake sample Linux assumes 1 ms: 100x that rate (up to rounding).
+        let mut cc = Bbr::new(1448, 10 * 1448, 1, 0);
+        cc.on_established(&EstablishedEvent { now: Instant::ZERO, handshake_rtt: None, ..Default::default() });
+        let r = cc.pacing_rate().unwrap();
+        assert!((r / 413_638.0 - 100.0).abs() < 0.1, "{r}");
+    }
+
+    #[test]
+    fn startup_grows_cwnd_by_acked_and_keeps_high_gains() {
+        let (mut d, mut cc) = Drive::start(1);
+        assert_eq!((cc.pacing_gain(), cc.cwnd_gain()), (HIGH_GAIN, HIGH_GAIN));
+        d.round(&mut cc, 4, 10, 10);
+        assert_eq!(cc.cwnd(), 14 * MSS, "slow start: cwnd + acked");
+        d.round(&mut cc, 8, 10, 10);
+        assert_eq!(cc.cwnd(), 22 * MSS);
+        assert!(cc.in_slow_start());
+    }
+
+    #[test]
+    fn full_pipe_after_three_rounds_without_25_percent_growth() {
+        let (mut d, mut cc) = Drive::start(1);
+        // Round 1 sets full_bw = 10 * 2^24 / 10000 = 16777.
+        d.round(&mut cc, 10, 10, 100);
+        assert_eq!(cc.full_bw, 16777);
+        // +20 %: not significant (threshold 16777 * 320 >> 8 = 20971).
+        d.ack_ex(&mut cc, ms(10), 12, ms(10), ms(10), 100, 0, true);
+        d.round(&mut cc, 10, 10, 100);
+        assert_eq!((cc.full_bw_cnt, cc.mode()), (2, Mode::Startup));
+        // Exactly the threshold counts as growth: 10 packets in 8000 us -> 20971.
+        d.ack_ex(&mut cc, ms(10), 10, Duration::from_micros(8000), ms(10), 100, 0, true);
+        assert_eq!((cc.full_bw, cc.full_bw_cnt), (20971, 0));
+        for round in 1..=3 {
+            assert_eq!(cc.mode(), Mode::Startup, "round {round}");
+            d.round(&mut cc, 10, 10, 100);
+        }
+        assert!(cc.full_bw_reached());
+        assert_eq!(cc.mode(), Mode::Drain, "inflight 100 is above the BDP target");
+        assert_eq!((cc.pacing_gain(), cc.cwnd_gain()), (DRAIN_GAIN, HIGH_GAIN));
+    }
+
+    #[test]
+    fn full_pipe_counts_only_round_starts() {
+        let (mut d, mut cc) = Drive::start(1);
+        d.round(&mut cc, 10, 10, 100);
+        // ACKs inside the same round do not count.
+        for _ in 0..5 {
+            d.ack_ex(&mut cc, ms(1), 1, ms(10), ms(10), 100, 0, false);
+        }
+        assert_eq!(cc.full_bw_cnt, 0);
+    }
+
+    #[test]
+    fn drain_ends_when_inflight_falls_to_one_bdp_and_sets_ssthresh() {
+        let (mut d, mut cc) = Drive::start(1);
+        for _ in 0..4 {
+            d.round(&mut cc, 10, 10, 100);
+        }
+        assert_eq!(cc.mode(), Mode::Drain);
+        // Target: bdp = ceil(16777 * 10000 / 2^24) = 10, + 3 x TSO goal (2 at this rate) = 16.
+        assert_eq!(cc.ssthresh(), 16 * MSS);
+        d.round(&mut cc, 10, 10, 17);
+        assert_eq!(cc.mode(), Mode::Drain);
+        d.round(&mut cc, 10, 10, 16);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+        assert_eq!(cc.cwnd_gain(), CWND_GAIN);
+        assert!(!cc.in_slow_start());
+    }
+
+    #[test]
+    fn probe_bw_starts_in_a_random_phase_but_never_the_drain_phase() {
+        let mut seen = [false; CYCLE_LEN];
+        for seed in 0..200 {
+            let (_, cc) = Drive::to_probe_bw(seed);
+            seen[cc.cycle_idx()] = true;
+            assert_eq!(cc.pacing_gain(), PACING_GAIN[cc.cycle_idx()]);
+        }
+        assert!(!seen[1], "the 3/4 phase is never first");
+        assert_eq!(seen.iter().filter(|&&s| s).count(), 7);
+        // Same seed, same choice.
+        assert_eq!(Drive::to_probe_bw(42).1.cycle_idx(), Drive::to_probe_bw(42).1.cycle_idx());
+    }
+
+    /// A PROBE_BW flow in the given phase.
+    fn in_phase(idx: usize) -> (Drive, Bbr) {
+        let (d, mut cc) = Drive::to_probe_bw(1);
+        cc.cycle_idx = idx;
+        cc.cycle_mstamp = d.now;
+        cc.update_gains();
+        (d, cc)
+    }
+
+    #[test]
+    fn cruise_phase_lasts_one_min_rtt() {
+        let (mut d, mut cc) = in_phase(3);
+        // min_rtt is 10 ms: a phase ends once delivered_mstamp is more than 10 ms after its start.
+        d.ack_ex(&mut cc, ms(10), 1, ms(20), ms(10), 10, 0, false);
+        assert_eq!(cc.cycle_idx(), 3);
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        assert_eq!(cc.cycle_idx(), 4);
+        assert_eq!(cc.pacing_rate(), Some(989_987.0), "1.0 x bw x 0.99: 16777 * 1000 * 990000 >> 24");
+    }
+
+    #[test]
+    fn probe_phase_waits_for_inflight_of_five_quarters_bdp_or_a_loss() {
+        // Target for gain 5/4: ceil(16777 * 10000 * 320 / 256 / 2^24) = 13, + 6 = 19, even = 20,
+        // + 2 in phase 0 = 22 packets.
+        let (mut d, mut cc) = in_phase(0);
+        assert_eq!(cc.inflight_target(cc.max_bw(), PACING_GAIN[0]), 22);
+        d.ack_ex(&mut cc, ms(11), 1, ms(20), ms(10), 10, 0, false);
+        assert_eq!(cc.cycle_idx(), 0, "a full min_rtt but inflight still low");
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 30, 0, false);
+        assert_eq!(cc.cycle_idx(), 1);
+        let (mut d, mut cc) = in_phase(0);
+        d.ack_ex(&mut cc, ms(11), 1, ms(20), ms(10), 10, 1, false);
+        assert_eq!(cc.cycle_idx(), 1, "a loss ends the probe");
+    }
+
+    #[test]
+    fn drain_phase_ends_early_once_inflight_is_at_one_bdp() {
+        let (mut d, mut cc) = in_phase(1);
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 30, 0, false);
+        assert_eq!(cc.cycle_idx(), 1);
+        // Target for gain 1: 10 + 6 = 16 packets; prior_in_flight = inflight + acked.
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 15, 0, false);
+        assert_eq!(cc.cycle_idx(), 2);
+    }
+
+    #[test]
+    fn probe_rtt_after_ten_seconds_holds_four_packets_for_200_ms_and_a_round() {
+        let (mut d, mut cc) = Drive::to_probe_bw(1);
+        let cwnd = cc.cwnd();
+        // RTT samples above min_rtt (10 ms) do not refresh it.
+        while d.now < Instant::ZERO + ms(10_000) {
+            d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(12), 20, 0, true);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+        }
+        d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(12), 20, 0, true);
+        assert_eq!(cc.phase(), "probe_rtt");
+        assert_eq!(cc.cwnd(), 4 * MSS);
+        assert!(cc.marks_app_limited());
+        assert_eq!(cc.min_rtt(), Some(ms(12)), "expired filter takes the new sample");
+        // Inflight reaches 4: the 200 ms start now.
+        d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(12), 4, 0, false);
+        let reached = d.now;
+        d.ack_ex(&mut cc, ms(10), 2, ms(10), ms(12), 4, 0, true);
+        assert_eq!(cc.mode(), Mode::ProbeRtt, "a round done, but not 200 ms");
+        while d.now < reached + ms(200) {
+            d.ack_ex(&mut cc, ms(10), 2, ms(10), ms(12), 4, 0, false);
+            assert_eq!(cc.mode(), Mode::ProbeRtt);
+        }
+        d.ack_ex(&mut cc, ms(1), 2, ms(10), ms(12), 4, 0, false);
+        assert_eq!(cc.mode(), Mode::ProbeBw);
+        assert!(cc.cwnd() >= cwnd, "cwnd before PROBE_RTT restored");
+    }
+
+    /// A PROBE_BW flow whose cwnd settled at its target; returns that cwnd in packets.
+    fn settled() -> (Drive, Bbr, u64) {
+        let (mut d, mut cc) = Drive::to_probe_bw(1);
+        for _ in 0..5 {
+            d.round(&mut cc, 10, 10, 20);
+        }
+        // A cruise phase (phase 0 adds 2 packets to the target); it lasts past the test.
+        cc.cycle_idx = 3;
+        cc.cycle_mstamp = d.now;
+        d.round(&mut cc, 10, 10, 20);
+        let w = cc.cwnd_packets();
+        d.ack_ex(&mut cc, ms(0), 1, ms(20), ms(10), 20, 0, false);
+        assert_eq!(cc.cwnd_packets(), w, "settled at the target");
+        // 2 x BDP (20) + aggregation allowance + quantization budget.
+        assert!(w > 26, "{w}");
+        (d, cc, w)
+    }
+
+    #[test]
+    fn recovery_conserves_packets_for_a_round_then_restores_cwnd() {
+        let (mut d, mut cc, w) = settled();
+        // The ACK that triggers recovery; Linux saves cwnd before processing it.
+        d.ack_ex(&mut cc, ms(1), 2, ms(20), ms(10), 20, 0, false);
+        cc.on_congestion(&CongestionEvent { now: d.now, flight_size: 25 * MSS, high_data: d.delivered + 6 * MSS });
+        // Packet conservation: inflight 20 + acked 2.
+        assert_eq!(cc.cwnd_packets(), 22);
+        assert_eq!(cc.prior_cwnd, w);
+        // In the first round: cwnd = max(cwnd - losses, inflight + acked).
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 12, 3, false);
+        assert_eq!(cc.cwnd_packets(), 19);
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        assert_eq!(cc.cwnd_packets(), 19);
+        // A new round ends conservation: cwnd + acked up to the target.
+        d.ack_ex(&mut cc, ms(10), 3, ms(10), ms(10), 10, 0, true);
+        assert_eq!(cc.cwnd_packets(), 22);
+        // The recovery point (6 packets on) is acknowledged: cwnd from before recovery, then
+        // + acked as the target (raised meanwhile by the ACK-aggregation allowance) permits.
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        assert_eq!(cc.cwnd_packets(), w + 1);
+    }
+
+    #[test]
+    fn rto_collapses_cwnd_to_one_and_restores_after_the_lost_flight() {
+        let (mut d, mut cc, w) = settled();
+        // The highest segment sent before the timeout ends 3 packets above snd_una.
+        cc.on_sent(&SentEvent { now: d.now, seq: d.delivered + 2 * MSS, len: MSS as u32, ..Default::default() });
+        cc.on_rto(&RtoEvent { now: d.now, flight_size: 20 * MSS, consecutive: 1 });
+        assert_eq!((cc.cwnd(), cc.full_bw), (MSS, 0));
+        assert!(cc.full_bw_reached(), "Linux keeps full_bw_reached and the bw filter");
+        // In the loss state: cwnd + acked, at least cwnd_min_target.
+        d.ack_ex(&mut cc, ms(10), 1, ms(10), ms(10), 0, 0, true);
+        assert_eq!(cc.cwnd_packets(), 4);
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 0, 0, false);
+        assert_eq!(cc.cwnd_packets(), 5);
+        // Everything sent before the timeout acknowledged: back to the saved cwnd.
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 0, 0, false);
+        assert_eq!(cc.cwnd_packets(), w);
+    }
+
+    #[test]
+    fn consistent_lossy_intervals_reveal_a_policer() {
+        let (mut d, mut cc) = Drive::to_probe_bw(1);
+        // 10 packets per 10 ms with 3 lost each round: 30 % loss. The first loss starts
+        // sampling; four rounds later the interval gives 40 * 2^24 / 40000 = 16777 (hand
+        // computed); the next interval the same: the average is used with gain 1.
+        for _ in 0..4 {
+            d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(10), 10, 3, true);
+            assert!(!cc.lt_use_bw());
+        }
+        assert_eq!(cc.lt_bw, 16777);
+        for _ in 0..4 {
+            assert!(!cc.lt_use_bw());
+            d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(10), 10, 3, true);
+        }
+        assert!(cc.lt_use_bw());
+        assert_eq!((cc.bw(), cc.pacing_gain()), (16777, BBR_UNIT));
+    }
+
+    #[test]
+    fn inconsistent_lossy_intervals_are_not_a_policer() {
+        let (mut d, mut cc) = Drive::to_probe_bw(1);
+        for _ in 0..4 {
+            d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(10), 10, 3, true);
+        }
+        // Twice the delivery rate in the second interval: beyond 1/8 and 4 kbit/s.
+        for _ in 0..4 {
+            d.ack_ex(&mut cc, ms(10), 20, ms(10), ms(10), 10, 6, true);
+        }
+        assert!(!cc.lt_use_bw());
+        assert_eq!(cc.lt_bw, 33554, "80 * 2^24 / 40000, the new interval's rate");
+    }
+
+    #[test]
+    fn restart_from_idle_paces_at_bw_and_defers_probe_rtt() {
+        let (mut d, mut cc) = in_phase(0);
+        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        assert_eq!(cc.pacing_rate(), Some(1_237_484.0), "5/4: 16777 * 1000 * 320 >> 8, * 990000 >> 24");
+        cc.on_sent(&SentEvent {
+            now: d.now,
+            seq: 0,
+            len: MSS as u32,
+            bytes_in_flight: MSS,
+            app_limited: true,
+            ..Default::default()
+        });
+        assert!(cc.idle_restart);
+        assert_eq!(cc.pacing_rate(), Some(989_987.0));
+        // Sending while not app-limited is no restart.
+        let (d, mut cc) = in_phase(0);
+        cc.on_sent(&SentEvent {
+            now: d.now,
+            seq: 0,
+            len: MSS as u32,
+            bytes_in_flight: MSS,
+            app_limited: false,
+            ..Default::default()
+        });
+        assert!(!cc.idle_restart);
+    }
+
+    #[test]
+    fn tso_goal_follows_the_pacing_rate_unless_fixed() {
+        let mut cc = Bbr::new(MSS, 10 * MSS, 1, 0);
+        cc.pacing_rate = 100_000; // below 1.2 Mbit/s: 1 segment
+        assert_eq!(cc.tso_segs_goal(), 1);
+        cc.pacing_rate = 1_000_000; // 976 bytes per ms: the minimum of 2
+        assert_eq!(cc.tso_segs_goal(), 2);
+        cc.pacing_rate = 125_000_000; // 1 Gbit/s: 122 070 bytes per ms, capped at 65 215
+        assert_eq!(cc.tso_segs_goal(), 65);
+        let fixed = Bbr::new(MSS, 10 * MSS, 1, 1);
+        assert_eq!(fixed.tso_segs_goal(), 1);
+    }
+
+    #[test]
+    fn app_limited_samples_only_raise_the_estimate() {
+        let (mut d, mut cc) = Drive::start(1);
+        d.round(&mut cc, 10, 10, 10);
+        let bw = cc.max_bw();
+        d.now = d.now + ms(10);
+        let prior = d.delivered;
+        d.delivered += 2 * MSS;
+        let rs = RateSample {
+            delivered: 2 * MSS,
+            interval: Some(ms(10)),
+            prior_delivered: prior,
+            is_app_limited: true,
+            acked_sacked: 2 * MSS,
+            total_delivered: d.delivered,
+            delivered_time: d.now,
+            ..Default::default()
+        };
+        cc.on_ack(&AckEvent {
+            now: d.now,
+            bytes_acked: 2 * MSS,
+            bytes_in_flight: MSS,
+            rate: Some(rs),
+            ..Default::default()
+        });
+        assert_eq!(cc.max_bw(), bw);
+        assert_eq!(cc.full_bw_cnt, 0, "app-limited rounds do not count towards a full pipe");
+    }
+}
