@@ -700,7 +700,7 @@ impl Bbr {
     }
 
     fn check_probe_rtt_done(&mut self, now: Instant) {
-        if !self.probe_rtt_done_stamp.is_some_and(|d| now > d) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
             return;
         }
         // Next PROBE_RTT in 10 s at the earliest.
@@ -893,9 +893,6 @@ impl CongestionControl for Bbr {
             Mode::ProbeBw => "probe_bw",
             Mode::ProbeRtt => "probe_rtt",
         }
-    }
-    fn inflates_window_in_recovery(&self) -> bool {
-        false
     }
     fn marks_app_limited(&self) -> bool {
         self.mode == Mode::ProbeRtt

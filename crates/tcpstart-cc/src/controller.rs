@@ -43,14 +43,6 @@ pub trait CongestionControl: Send {
     fn partial_ack_policy(&self) -> PartialAckPolicy {
         PartialAckPolicy::StayInRecovery
     }
-    /// Whether the sender adds RFC 5681 / 6582 window inflation on top of `cwnd` during recovery
-    /// with SACK off. A controller that sets the whole recovery window itself (BBR's packet
-    /// conservation, like Linux's `cong_control` hook, which bypasses the stack's window
-    /// reduction) answers false; it then finds the duplicate-ACK credit in
-    /// [`crate::RateSample::dupack_credit`].
-    fn inflates_window_in_recovery(&self) -> bool {
-        true
-    }
     /// Asked after every ACK: true makes the sender's delivery-rate estimator mark the data now
     /// in flight application-limited, so deliberately low-rate samples do not count as path
     /// bandwidth (Linux BBR sets `tp->app_limited` this way in PROBE_RTT).

@@ -106,7 +106,9 @@ pub struct RateSample {
     pub delivered_time: Instant,
     /// Without SACK: bytes counted as delivered for duplicate ACKs and not yet covered by the
     /// cumulative ACK (Linux's Reno `sacked_out`); subtract from `bytes_in_flight` for Linux's
-    /// `tcp_packets_in_flight`. Always 0 with SACK.
+    /// `tcp_packets_in_flight`. The sender's RFC 5681 / 6582 window inflation grows and shrinks
+    /// by the same amounts, so a controller that sizes cwnd from this in-flight value, as Linux
+    /// does, gets Linux's effective limit. Always 0 with SACK.
     pub dupack_credit: u64,
 }
 

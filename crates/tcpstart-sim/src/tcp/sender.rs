@@ -156,10 +156,9 @@ impl Sender {
         }
     }
 
-    /// The window the sender obeys: the controller's cwnd plus recovery inflation, for the
-    /// controllers that leave the recovery window to the sender.
+    /// The window the sender obeys: the controller's cwnd plus recovery inflation.
     fn window(&self) -> u64 {
-        let inflation = self.recovery.filter(|_| self.cc.inflates_window_in_recovery()).map_or(0, |r| r.inflation);
+        let inflation = self.recovery.map_or(0, |r| r.inflation);
         (self.cc.cwnd() as i64 + inflation).max(0) as u64
     }
 
