@@ -40,6 +40,15 @@
 //!   the `seed` parameter.
 //! - Bytes are converted to packets by rounding up (the simulator's segments are full-sized except
 //!   the last of a transfer).
+//! - `tcp_packets_in_flight` is the sender's in-flight count minus the duplicate-ACK credit
+//!   ([`RateSample::dupack_credit`], non-zero only without SACK); the sender's RFC 6582 window
+//!   inflation moves by the same amounts as Linux's Reno `sacked_out`, so cwnd + inflation
+//!   against the sender's in-flight count is Linux's cwnd against `tcp_packets_in_flight`.
+//! - The earliest departure time of `bbr_packets_in_net_at_edt` is mirrored from [`SentEvent`]s
+//!   with the sender's pacing rule (payload bytes / pacing rate after the later of the previous
+//!   departure and now).
+//! - Linux skips min_rtt samples from ACKs it suspects delayed (a lone sub-MSS segment); the
+//!   simulator's segments are full-sized, so that rule is left out.
 
 pub mod win_minmax;
 
@@ -97,7 +106,7 @@ const SEED: ParamSpec = ParamSpec {
     name: "seed",
     default: 1.0,
     min: 0.0,
-    max: 4294967295.0,
+    max: 65535.0,
     integer: true,
     doc: "seed of the deterministic choice of the first PROBE_BW gain phase (Linux draws it at random)",
 };
@@ -712,8 +721,7 @@ impl Bbr {
     /// min_rtt filter and PROBE_RTT entry and exit (`bbr_update_min_rtt`).
     fn update_min_rtt(&mut self, now: Instant, rs: &RateSample) {
         let filter_expired = now > self.min_rtt_stamp + MIN_RTT_WIN;
-        // Linux also skips samples from ACKs it suspects were delayed; the simulator's segments
-        // are full-sized, so its rule (a lone sub-MSS segment) never applies.
+        // Linux also skips samples from ACKs it suspects were delayed (a lone sub-MSS segment).
         if let Some(rtt) = rs.rtt {
             if us(rtt) < self.min_rtt_us || filter_expired {
                 self.min_rtt_us = us(rtt);
@@ -977,6 +985,12 @@ mod tests {
             });
         }
 
+        /// An ACK inside the current round, `after_ms` after the previous one, RTT 10 ms, with a
+        /// sample (20 ms) below the path rate.
+        fn within(&mut self, cc: &mut Bbr, after_ms: u64, pkts: u64, inflight: u64, losses: u64) {
+            self.ack_ex(cc, ms(after_ms), pkts, ms(20), ms(10), inflight, losses, false);
+        }
+
         /// One round in one ACK: `pkts` packets over `interval_ms`, RTT 10 ms.
         fn round(&mut self, cc: &mut Bbr, pkts: u64, interval_ms: u64, inflight: u64) {
             self.ack_ex(cc, ms(interval_ms), pkts, ms(interval_ms), ms(10), inflight, 0, true);
@@ -1106,9 +1120,9 @@ mod tests {
     fn cruise_phase_lasts_one_min_rtt() {
         let (mut d, mut cc) = in_phase(3);
         // min_rtt is 10 ms: a phase ends once delivered_mstamp is more than 10 ms after its start.
-        d.ack_ex(&mut cc, ms(10), 1, ms(20), ms(10), 10, 0, false);
+        d.within(&mut cc, 10, 1, 10, 0);
         assert_eq!(cc.cycle_idx(), 3);
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        d.within(&mut cc, 1, 1, 10, 0);
         assert_eq!(cc.cycle_idx(), 4);
         assert_eq!(cc.pacing_rate(), Some(989_987.0), "1.0 x bw x 0.99: 16777 * 1000 * 990000 >> 24");
     }
@@ -1119,22 +1133,22 @@ mod tests {
         // + 2 in phase 0 = 22 packets.
         let (mut d, mut cc) = in_phase(0);
         assert_eq!(cc.inflight_target(cc.max_bw(), PACING_GAIN[0]), 22);
-        d.ack_ex(&mut cc, ms(11), 1, ms(20), ms(10), 10, 0, false);
+        d.within(&mut cc, 11, 1, 10, 0);
         assert_eq!(cc.cycle_idx(), 0, "a full min_rtt but inflight still low");
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 30, 0, false);
+        d.within(&mut cc, 1, 1, 30, 0);
         assert_eq!(cc.cycle_idx(), 1);
         let (mut d, mut cc) = in_phase(0);
-        d.ack_ex(&mut cc, ms(11), 1, ms(20), ms(10), 10, 1, false);
+        d.within(&mut cc, 11, 1, 10, 1);
         assert_eq!(cc.cycle_idx(), 1, "a loss ends the probe");
     }
 
     #[test]
     fn drain_phase_ends_early_once_inflight_is_at_one_bdp() {
         let (mut d, mut cc) = in_phase(1);
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 30, 0, false);
+        d.within(&mut cc, 1, 1, 30, 0);
         assert_eq!(cc.cycle_idx(), 1);
         // Target for gain 1: 10 + 6 = 16 packets; prior_in_flight = inflight + acked.
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 15, 0, false);
+        d.within(&mut cc, 1, 1, 15, 0);
         assert_eq!(cc.cycle_idx(), 2);
     }
 
@@ -1177,7 +1191,7 @@ mod tests {
         cc.cycle_mstamp = d.now;
         d.round(&mut cc, 10, 10, 20);
         let w = cc.cwnd_packets();
-        d.ack_ex(&mut cc, ms(0), 1, ms(20), ms(10), 20, 0, false);
+        d.within(&mut cc, 0, 1, 20, 0);
         assert_eq!(cc.cwnd_packets(), w, "settled at the target");
         // 2 x BDP (20) + aggregation allowance + quantization budget.
         assert!(w > 26, "{w}");
@@ -1188,22 +1202,22 @@ mod tests {
     fn recovery_conserves_packets_for_a_round_then_restores_cwnd() {
         let (mut d, mut cc, w) = settled();
         // The ACK that triggers recovery; Linux saves cwnd before processing it.
-        d.ack_ex(&mut cc, ms(1), 2, ms(20), ms(10), 20, 0, false);
+        d.within(&mut cc, 1, 2, 20, 0);
         cc.on_congestion(&CongestionEvent { now: d.now, flight_size: 25 * MSS, high_data: d.delivered + 6 * MSS });
         // Packet conservation: inflight 20 + acked 2.
         assert_eq!(cc.cwnd_packets(), 22);
         assert_eq!(cc.prior_cwnd, w);
         // In the first round: cwnd = max(cwnd - losses, inflight + acked).
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 12, 3, false);
+        d.within(&mut cc, 1, 1, 12, 3);
         assert_eq!(cc.cwnd_packets(), 19);
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        d.within(&mut cc, 1, 1, 10, 0);
         assert_eq!(cc.cwnd_packets(), 19);
         // A new round ends conservation: cwnd + acked up to the target.
         d.ack_ex(&mut cc, ms(10), 3, ms(10), ms(10), 10, 0, true);
         assert_eq!(cc.cwnd_packets(), 22);
         // The recovery point (6 packets on) is acknowledged: cwnd from before recovery, then
         // + acked as the target (raised meanwhile by the ACK-aggregation allowance) permits.
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        d.within(&mut cc, 1, 1, 10, 0);
         assert_eq!(cc.cwnd_packets(), w + 1);
     }
 
@@ -1218,10 +1232,10 @@ mod tests {
         // In the loss state: cwnd + acked, at least cwnd_min_target.
         d.ack_ex(&mut cc, ms(10), 1, ms(10), ms(10), 0, 0, true);
         assert_eq!(cc.cwnd_packets(), 4);
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 0, 0, false);
+        d.within(&mut cc, 1, 1, 0, 0);
         assert_eq!(cc.cwnd_packets(), 5);
         // Everything sent before the timeout acknowledged: back to the saved cwnd.
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 0, 0, false);
+        d.within(&mut cc, 1, 1, 0, 0);
         assert_eq!(cc.cwnd_packets(), w);
     }
 
@@ -1261,7 +1275,7 @@ mod tests {
     #[test]
     fn restart_from_idle_paces_at_bw_and_defers_probe_rtt() {
         let (mut d, mut cc) = in_phase(0);
-        d.ack_ex(&mut cc, ms(1), 1, ms(20), ms(10), 10, 0, false);
+        d.within(&mut cc, 1, 1, 10, 0);
         assert_eq!(cc.pacing_rate(), Some(1_237_484.0), "5/4: 16777 * 1000 * 320 >> 8, * 990000 >> 24");
         cc.on_sent(&SentEvent {
             now: d.now,
