@@ -51,11 +51,6 @@ pub const JUMP_START: Registration = Registration {
     receiver_hook: None,
 };
 
-/// Bytes of IPv4 + TCP header with the timestamp option (20 + 20 + 12) on a data segment. The
-/// sender spaces paced departures by wire size / rate, so the jump's rate counts them; without
-/// timestamps the jump ends 12 bytes per segment sooner, still within the RTT.
-pub const HEADER_BYTES: u64 = 52;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Handshake,
@@ -136,19 +131,15 @@ impl CongestionControl for JumpStart {
         let Some(rtt) = ev.handshake_rtt.filter(|r| !r.is_zero()) else { return };
         let data_limited = ev.queued_bytes <= ev.rwnd;
         // Whole segments: a receiver window that ends inside a segment cannot carry it.
-        let (jump_bytes, segments) = if data_limited {
-            (ev.queued_bytes, ev.queued_bytes.div_ceil(self.mss))
-        } else {
-            let segments = (ev.rwnd / self.mss).max(1);
-            (segments * self.mss, segments)
-        };
+        let jump_bytes = if data_limited { ev.queued_bytes } else { (ev.rwnd / self.mss).max(1) * self.mss };
         if jump_bytes == 0 {
             return;
         }
         self.state = State::Jump;
         self.jump_bytes = jump_bytes;
         let unpaced = self.unpaced_within_iw && jump_bytes <= self.initial_cwnd;
-        self.jump_rate = (!unpaced).then(|| (segments * (self.mss + HEADER_BYTES)) as f64 / rtt.as_secs_f64());
+        // The sender spaces paced segments by payload size / rate, so D bytes take one RTT.
+        self.jump_rate = (!unpaced).then(|| jump_bytes as f64 / rtt.as_secs_f64());
         self.reno.set_window(jump_bytes.max(self.initial_cwnd), self.reno.ssthresh());
     }
 
@@ -262,10 +253,10 @@ mod tests {
     fn the_jump_is_paced_evenly_over_the_handshake_rtt() {
         let mut cc = js(false);
         established(&mut cc, 50 * MSS, 1_000_000);
-        // 50 segments of 1052 wire bytes in 100 ms: 526 000 B/s, one every 2 ms.
+        // 50 segments of 1000 bytes in 100 ms: 500 000 B/s, one every 2 ms.
         let rate = cc.pacing_rate().unwrap();
-        assert!((rate - 526_000.0).abs() < 1e-6, "{rate}");
-        let gap = (MSS + HEADER_BYTES) as f64 / rate;
+        assert!((rate - 500_000.0).abs() < 1e-6, "{rate}");
+        let gap = MSS as f64 / rate;
         assert!((gap - 0.002).abs() < 1e-12, "{gap}");
     }
 

@@ -4,6 +4,7 @@
 //! current [`Instant`]) and reads back a window and an optional pacing rate. Each algorithm lives
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
+pub mod bbr;
 pub mod controller;
 pub mod cubic;
 pub mod ess;
@@ -22,7 +23,9 @@ pub mod swift_start;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};
-pub use events::{AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+pub use events::{
+    AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RateSample, RecoveryExitEvent, RtoEvent, SentEvent,
+};
 pub use receiver::{ReceiverHook, SegmentArrival};
 pub use registry::{
     algorithms, build, build_receiver_hook, AlgorithmInfo, CcConfig, ParamError, ParamSpec, Params, Registration,

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::{cubic, ess, hystartpp, jump_start, modified_swift_start, pacing_only, reno, stopeg, swift_start};
+use crate::{bbr, cubic, ess, hystartpp, jump_start, modified_swift_start, pacing_only, reno, stopeg, swift_start};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -73,6 +73,7 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &cubic::CUBIC,
     &cubic::CUBIC_NOHYSTART,
     &hystartpp::CUBIC_HYSTARTPP,
+    &bbr::BBR,
     &ess::ESS,
     &jump_start::JUMP_START,
     &stopeg::STOPEG,

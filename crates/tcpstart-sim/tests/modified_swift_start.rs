@@ -87,15 +87,15 @@ fn estimate_is_paced_over_one_round_trip_then_slow_start() {
     let start = (0..f.t.len()).find(|&i| f.phase[i] == "pacing").unwrap();
     let end = (start..f.t.len()).find(|&i| f.phase[i] != "pacing").unwrap();
     assert_eq!(f.phase[end], "slow_start");
-    // Pacing ends with the ACK of the first paced segment, about one RTT after it began (plus
-    // the queueing the paced round itself builds at the bottleneck).
+    // Pacing ends with the ACK of the first paced segments, about one RTT after it began (less
+    // the shorter serialisation of unmarked segments, plus the queueing the paced round builds).
     let span = f.t[end] - f.t[start];
-    assert!((0.11674..0.16).contains(&span), "{span}");
-    // Departures while pacing at the second estimate are evenly spaced: wire bytes (1500, no
-    // mark after the initial window) at window / RTT.
+    assert!((0.11..0.16).contains(&span), "{span}");
+    // Departures while pacing at the second estimate are evenly spaced: the sender spaces
+    // segments by payload (1460 bytes) at window / RTT.
     let w2 = *pacing_windows(&out).last().unwrap() as f64;
     let rtt2 = 0.11674 + 2.0 * tx(DATA_WIRE, RATE);
-    let gap = 1500.0 * rtt2 / w2;
+    let gap = 1460.0 * rtt2 / w2;
     let p = out.packets.as_ref().unwrap();
     let sends: Vec<f64> =
         (0..p.t.len()).filter(|&i| p.event[i] == "send" && p.seq[i] >= 6 * 1460).map(|i| p.t[i]).collect();

@@ -129,18 +129,19 @@ fn estimate_is_paced_evenly_over_the_second_round_trip() {
     // Three segments went out at th_ack_1 in slow start; pacing fills the rest of the window.
     let expected_count = (window as f64 / MSS).floor() as usize - 3;
     assert_eq!(paced.len(), expected_count);
-    // Gap: wire bytes at window / RTT, where RTT is the one measured (first data segment to th_ack_1).
+    // Gap: payload bytes at window / RTT, where RTT is the one measured (first data segment to
+    // th_ack_1); the sender spaces paced segments by payload, as Linux does.
     let rtt = 0.5
         + 2.0 * tx(DATA_WIRE, ACCESS_BPS)
         + 2.0 * tx(DATA_WIRE, 5e6)
         + 2.0 * tx(ACK_WIRE, ACCESS_BPS)
         + tx(ACK_WIRE, 5e6);
-    let gap = DATA_WIRE * rtt / window as f64;
+    let gap = MSS * rtt / window as f64;
     for w in paced.windows(2) {
         assert!(((w[1] - w[0]) - gap).abs() < 1e-6, "gap {} vs {gap}", w[1] - w[0]);
     }
-    // The paced departures fill about one round trip (the window at window / RTT, stretched by
-    // wire / payload bytes, less the three slow-start segments), then slow start.
+    // The paced departures fill about one round trip (the window at window / RTT, less the three
+    // slow-start segments), then slow start.
     let span = paced.last().unwrap() - start + gap;
     assert!((0.9 * rtt..1.05 * rtt).contains(&span), "span {span}");
     let after = (0..out.flows.t.len()).find(|&i| out.flows.t[i] > end).unwrap();

@@ -12,6 +12,7 @@ use tcpstart_cc::{
 
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::scenario::TcpConfig;
+use crate::tcp::delivery_rate::DeliveryRate;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -78,6 +79,7 @@ pub struct Sender {
     /// Next new byte to send (the highest sequence sent so far).
     snd_max: u64,
     board: Scoreboard,
+    rate: DeliveryRate,
     rtt: RttEstimator,
     dupacks: u32,
     recovery: Option<Recovery>,
@@ -104,6 +106,7 @@ impl Sender {
         Sender {
             flow,
             board: Scoreboard::new(cfg.mss),
+            rate: DeliveryRate::new(cfg.mss),
             rtt,
             cc,
             state: State::Idle,
@@ -230,6 +233,7 @@ impl Sender {
         if self.cfg.sack {
             for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
                 newly_sacked += self.board.sack(start, end);
+                self.rate.on_sack(start, end);
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
@@ -241,6 +245,7 @@ impl Sender {
             let acked = self.board.ack_to(pkt.ack);
             bytes_acked = acked.bytes;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
+            self.rate.on_cumulative_ack(pkt.ack, self.cfg.sack);
             self.snd_una = pkt.ack;
             self.dupacks = 0;
             // RFC 7323 RTTM: with timestamps every advancing ACK gives a sample, retransmission
@@ -256,11 +261,16 @@ impl Sender {
         } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una && (!self.cfg.sack || newly_sacked > 0) {
             self.dupacks += 1;
             is_dup = true;
+            if !self.cfg.sack {
+                self.rate.on_dupack();
+            }
         }
         if self.cfg.sack {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
+        let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts.is_some());
+        let rate = self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt);
         let window_before = self.window();
         let ev = AckEvent {
             now: clock,
@@ -277,8 +287,12 @@ impl Sender {
             snd_nxt: self.snd_max,
             timestamps: pkt.ts.map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
             receiver_echo: pkt.echo,
+            rate: Some(rate),
         };
         self.with_cc(now, |cc| cc.on_ack(&ev));
+        if self.cc.marks_app_limited() {
+            self.rate.mark_app_limited(self.board.bytes_in_flight());
+        }
 
         if advanced {
             self.update_retransmit_timer(now);
@@ -405,6 +419,7 @@ impl Sender {
                 self.with_cc(now, |cc| cc.on_rto(&ev));
                 self.rtt.back_off();
                 self.board.mark_all_lost();
+                self.rate.on_timeout(self.board.lost_total());
                 self.recovery = None;
                 self.dupacks = 0;
                 self.recover = Some(self.snd_max);
@@ -436,7 +451,10 @@ impl Sender {
             let len = match lost {
                 Some(idx) => self.board.get(idx).map_or(0, |s| s.len as u64),
                 None if self.snd_max < self.size => mss.min(self.size - self.snd_max),
-                None => return,
+                None => {
+                    self.rate.check_app_limited(self.board.bytes_in_flight(), self.window(), false);
+                    return;
+                }
             };
             let mut window = self.window();
             // RFC 3042 limited transmit: one new segment for each of the first two duplicate ACKs.
@@ -461,6 +479,7 @@ impl Sender {
     /// Sends a retransmission of segment `lost`, or the next new segment.
     fn send_segment(&mut self, now: Instant, lost: Option<usize>, out: &mut Vec<Packet>) {
         let clock = self.clock(now);
+        let nothing_outstanding = self.board.is_empty();
         let (seq, len, retransmission) = match lost {
             Some(idx) => {
                 let s = self.board.get(idx).copied().expect("lost segment exists");
@@ -480,6 +499,7 @@ impl Sender {
                 (seq, len, false)
             }
         };
+        self.rate.on_sent(now, seq, len, retransmission, nothing_outstanding);
         let mark = self.cc.segment_mark(seq);
         let pkt = Packet {
             flow: self.flow,
@@ -497,11 +517,22 @@ impl Sender {
         };
         self.stats.segments_sent += 1;
         let bytes_in_flight = self.board.bytes_in_flight();
+        let app_limited = self.rate.is_app_limited();
         self.with_cc(now, |cc| {
-            cc.on_sent(&SentEvent { now: clock, seq, len, is_retransmission: retransmission, bytes_in_flight })
+            cc.on_sent(&SentEvent {
+                now: clock,
+                seq,
+                len,
+                is_retransmission: retransmission,
+                bytes_in_flight,
+                app_limited,
+            })
         });
+        // The pacing rate counts payload bytes, as Linux's departure-time pacing does
+        // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
+        // controllers measure delivery in payload bytes, so the two agree.
         if let Some(rate) = self.cc.pacing_rate() {
-            let gap = Duration::from_secs_f64(pkt.wire_bytes() as f64 / rate);
+            let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
         if self.rto_deadline.is_none() {
