@@ -4,11 +4,15 @@
 //! current [`Instant`]) and reads back a window and an optional pacing rate. Each algorithm lives
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
+pub mod bic;
 pub mod controller;
+pub mod ehstcp;
 pub mod events;
+pub mod highspeed;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};

@@ -21,7 +21,8 @@ use crate::controller::{CongestionControl, PartialAckPolicy};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 
-const ABC: ParamSpec = ParamSpec {
+/// Shared with the algorithms that run Reno below their low window (HighSpeed, Scalable, BIC).
+pub(crate) const ABC: ParamSpec = ParamSpec {
     name: "abc",
     default: 1.0,
     min: 0.0,
@@ -58,17 +59,20 @@ pub enum RenoVariant {
     NewReno,
 }
 
+/// Reno's window state and arithmetic. HighSpeed, Scalable and BIC embed one: they share its slow
+/// start, its recovery and timeout bookkeeping and its congestion avoidance below their low window,
+/// and replace only the increase above it and the decrease factor.
 #[derive(Clone, Debug)]
 pub struct Reno {
     variant: RenoVariant,
-    mss: u64,
+    pub(crate) mss: u64,
     /// RFC 3465 limit L in segments; 0 = unlimited.
     abc: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    pub(crate) cwnd: u64,
+    pub(crate) ssthresh: u64,
     /// Bytes acknowledged in congestion avoidance since cwnd last grew (byte counting).
     bytes_acked_in_ca: u64,
-    in_recovery: bool,
+    pub(crate) in_recovery: bool,
 }
 
 impl Reno {
@@ -84,7 +88,7 @@ impl Reno {
         }
     }
 
-    fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
+    pub(crate) fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
         Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64)
     }
 
@@ -93,7 +97,7 @@ impl Reno {
         (flight_size / 2).max(2 * self.mss)
     }
 
-    fn slow_start(&mut self, bytes_acked: u64) -> u64 {
+    pub(crate) fn slow_start(&mut self, bytes_acked: u64) -> u64 {
         let limit = if self.abc == 0 { u64::MAX } else { self.abc * self.mss };
         let room = self.ssthresh.saturating_sub(self.cwnd);
         let grow = bytes_acked.min(limit).min(room);
@@ -106,19 +110,53 @@ impl Reno {
         }
     }
 
-    fn congestion_avoidance(&mut self, bytes_acked: u64) {
-        if bytes_acked == 0 {
-            return;
-        }
+    pub(crate) fn congestion_avoidance(&mut self, bytes_acked: u64) {
         if self.abc == 1 {
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
         } else {
-            self.bytes_acked_in_ca += bytes_acked;
-            while self.bytes_acked_in_ca >= self.cwnd {
-                self.bytes_acked_in_ca -= self.cwnd;
-                self.cwnd += self.mss;
-            }
+            self.additive_increase(bytes_acked, self.cwnd);
         }
+    }
+
+    /// Linux `tcp_cong_avoid_ai` in bytes: adds `credit` to the counter and one segment to cwnd
+    /// for every `per` bytes of counter (Reno: per = cwnd, so one segment per window).
+    pub(crate) fn additive_increase(&mut self, credit: u64, per: u64) {
+        self.bytes_acked_in_ca += credit;
+        let per = per.max(1);
+        self.cwnd += self.bytes_acked_in_ca / per * self.mss;
+        self.bytes_acked_in_ca %= per;
+    }
+
+    /// The growth step the loss-based algorithms share: none in recovery, on duplicate ACKs or when
+    /// not cwnd-limited; slow start below ssthresh; then `avoid` with the acknowledged bytes slow
+    /// start did not use (Linux `tcp_slow_start` hands the rest to congestion avoidance likewise).
+    pub(crate) fn grow(&mut self, ev: &AckEvent, avoid: impl FnOnce(&mut Reno, u64)) {
+        if self.in_recovery || ev.bytes_acked == 0 || !ev.cwnd_limited {
+            return;
+        }
+        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev.bytes_acked) } else { ev.bytes_acked };
+        if self.cwnd >= self.ssthresh && leftover > 0 {
+            avoid(self, leftover);
+        }
+    }
+
+    /// Fast recovery entry with the algorithm's new ssthresh (at least two segments).
+    pub(crate) fn enter_recovery(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.cwnd = self.ssthresh;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = true;
+    }
+
+    /// Retransmission timeout: cwnd falls to one segment; ssthresh takes `ssthresh` on the first
+    /// timeout only (RFC 5681 section 3.1: later ones would compute it from a collapsed window).
+    pub(crate) fn timeout(&mut self, ev: &RtoEvent, ssthresh: u64) {
+        if ev.consecutive <= 1 {
+            self.ssthresh = ssthresh.max(2 * self.mss);
+        }
+        self.cwnd = self.mss;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = false;
     }
 }
 
@@ -131,20 +169,11 @@ impl CongestionControl for Reno {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        if self.in_recovery || ev.bytes_acked == 0 || !ev.cwnd_limited {
-            return;
-        }
-        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev.bytes_acked) } else { ev.bytes_acked };
-        if self.cwnd >= self.ssthresh {
-            self.congestion_avoidance(leftover);
-        }
+        self.grow(ev, |r, bytes| r.congestion_avoidance(bytes));
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent) {
-        self.ssthresh = self.halved(ev.flight_size);
-        self.cwnd = self.ssthresh;
-        self.bytes_acked_in_ca = 0;
-        self.in_recovery = true;
+        self.enter_recovery(self.halved(ev.flight_size));
     }
 
     fn on_recovery_exit(&mut self, _ev: &RecoveryExitEvent) {
@@ -156,14 +185,7 @@ impl CongestionControl for Reno {
     }
 
     fn on_rto(&mut self, ev: &RtoEvent) {
-        // RFC 5681 section 3.1: after repeated timeouts FlightSize would shrink ssthresh further; the
-        // RFC keeps the value from the first timeout.
-        if ev.consecutive <= 1 {
-            self.ssthresh = self.halved(ev.flight_size);
-        }
-        self.cwnd = self.mss;
-        self.bytes_acked_in_ca = 0;
-        self.in_recovery = false;
+        self.timeout(ev, self.halved(ev.flight_size));
     }
 
     fn cwnd(&self) -> u64 {
