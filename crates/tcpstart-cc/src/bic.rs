@@ -34,7 +34,7 @@
 
 use core::time::Duration;
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::controller::CongestionControl;
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::reno::{Reno, RenoVariant, ABC};
@@ -258,9 +258,6 @@ impl CongestionControl for Bic {
             }
             other => other,
         }
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        PartialAckPolicy::StayInRecovery
     }
 }
 

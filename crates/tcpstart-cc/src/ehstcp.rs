@@ -45,50 +45,56 @@
 
 use core::time::Duration;
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::controller::CongestionControl;
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
-use crate::highspeed::{Response, RESPONSE_PARAMS};
+use crate::highspeed::{Response, HIGHSPEED_PARAMS};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{Reno, RenoVariant};
 use crate::time::Instant;
+
+/// HighSpeed's parameters, then eHSTCP's own.
+const PARAMS: [ParamSpec; 9] = {
+    let h = HIGHSPEED_PARAMS;
+    [
+        h[0],
+        h[1],
+        h[2],
+        h[3],
+        h[4],
+        h[5],
+        ParamSpec {
+            name: "n_star",
+            default: 10.0,
+            min: 0.0,
+            max: 1e6,
+            integer: false,
+            doc: "N*: backlog in segments below which the HighSpeed increase is used (paper: 10)",
+        },
+        ParamSpec {
+            name: "safety_rtts",
+            default: 5.0,
+            min: 0.0,
+            max: 100.0,
+            integer: false,
+            doc: "length of the safety check phase in RTTmax (paper: 5); 0 = no safety check",
+        },
+        ParamSpec {
+            name: "backward_correction",
+            default: 1.0,
+            min: 0.0,
+            max: 1.0,
+            integer: true,
+            doc: "1 = remove backward queueing delay using timestamps (eRTT); 0 = plain RTT (for comparison)",
+        },
+    ]
+};
 
 pub const EHSTCP: Registration = Registration {
     info: AlgorithmInfo {
         name: "ehstcp",
         summary: "eHSTCP: HighSpeed TCP steered by forward queueing delay from timestamps (backward queueing excluded)",
         reference: "Choi, Lee, Cho, Enhanced Congestion Control Algorithm for High-Speed TCP, section 2",
-        params: &[
-            ABC,
-            RESPONSE_PARAMS[0],
-            RESPONSE_PARAMS[1],
-            RESPONSE_PARAMS[2],
-            RESPONSE_PARAMS[3],
-            RESPONSE_PARAMS[4],
-            ParamSpec {
-                name: "n_star",
-                default: 10.0,
-                min: 0.0,
-                max: 1e6,
-                integer: false,
-                doc: "N*: backlog in segments below which the HighSpeed increase is used (paper: 10)",
-            },
-            ParamSpec {
-                name: "safety_rtts",
-                default: 5.0,
-                min: 0.0,
-                max: 100.0,
-                integer: false,
-                doc: "length of the safety check phase in RTTmax (paper: 5); 0 = no safety check",
-            },
-            ParamSpec {
-                name: "backward_correction",
-                default: 1.0,
-                min: 0.0,
-                max: 1.0,
-                integer: true,
-                doc: "1 = remove backward queueing delay using timestamps (eRTT); 0 = plain RTT (for comparison)",
-            },
-        ],
+        params: &PARAMS,
     },
     build: |p, cfg| Box::new(Ehstcp::from_params(p, cfg)),
     receiver_hook: None,
@@ -296,9 +302,6 @@ impl CongestionControl for Ehstcp {
             (other, _) => other,
         }
     }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        PartialAckPolicy::StayInRecovery
-    }
 }
 
 #[cfg(test)]
@@ -332,6 +335,19 @@ mod tests {
         }
     }
 
+    /// A controller at `cwnd_segments` that saw an empty path (30 ms out, 20 ms back) and then one
+    /// ACK with `fwd` ms out and `bwd` ms back, at 1.1 s.
+    fn measured(cwnd_segments: u64, params: EhstcpParams, fwd: u64, bwd: u64) -> Ehstcp {
+        let mut cc = ehstcp(cwnd_segments, params);
+        cc.on_ack(&ack(1000, 30, 20));
+        cc.on_ack(&ack(1100, fwd, bwd));
+        cc
+    }
+
+    fn exit_recovery(cc: &mut Ehstcp, t_ms: u64) {
+        cc.on_recovery_exit(&RecoveryExitEvent { now: Instant::from_nanos(t_ms * MS), ..Default::default() });
+    }
+
     #[test]
     fn backward_queueing_is_removed_from_the_rtt() {
         let mut cc = ehstcp(100, EhstcpParams::PAPER);
@@ -346,9 +362,7 @@ mod tests {
         // The same path without the correction reads the backward queue as backlog:
         // N = 100 x 60 / 110 = 54.5 segments.
         let plain = EhstcpParams { backward_correction: false, ..EhstcpParams::PAPER };
-        let mut rtt_based = ehstcp(100, plain);
-        rtt_based.on_ack(&ack(1000, 30, 20));
-        rtt_based.on_ack(&ack(1100, 30, 80));
+        let rtt_based = measured(100, plain, 30, 80);
         assert!((rtt_based.backlog() - 100.0 * 60.0 / 110.0).abs() < 0.5, "{}", rtt_based.backlog());
         assert_eq!(rtt_based.phase(), "reno_increase");
     }
@@ -356,9 +370,7 @@ mod tests {
     #[test]
     fn backlog_from_forward_queueing_switches_to_reno_increase() {
         // 100 segments, 10 ms of forward queueing on a 50 ms path: N' = 100 x 10 / 60 = 16.7 > 10.
-        let mut cc = ehstcp(100, EhstcpParams::PAPER);
-        cc.on_ack(&ack(1000, 30, 20));
-        cc.on_ack(&ack(1100, 40, 20));
+        let mut cc = measured(100, EhstcpParams::PAPER, 40, 20);
         assert!((cc.backlog() - 100.0 * 10.0 / 60.0).abs() < 1e-9, "{}", cc.backlog());
         assert_eq!(cc.phase(), "reno_increase");
         // Reno: about one segment per window of ACKs at 100 segments.
@@ -386,15 +398,13 @@ mod tests {
     fn decrease_is_rttmin_over_ertt_and_a_safety_check_follows() {
         // RTTmin 50 ms, last eRTT 60 ms (10 ms forward queue; 40 ms backward queue ignored):
         // 1 - beta_e = 50/60, beta_e = 0.167 < b(1000) = 0.33, so a safety check follows.
-        let mut cc = ehstcp(1000, EhstcpParams::PAPER);
-        cc.on_ack(&ack(1000, 30, 20));
-        cc.on_ack(&ack(1100, 40, 60));
+        let mut cc = measured(1000, EhstcpParams::PAPER, 40, 60);
         let cwnd = cc.cwnd();
         cc.on_congestion(&CongestionEvent::default());
         let want = cwnd - (cwnd as f64 * (1.0 - 50.0 / 60.0)) as u64;
         assert!(cc.cwnd().abs_diff(want) <= 1, "{} vs {want}", cc.cwnd());
         assert_eq!(cc.phase(), "recovery");
-        cc.on_recovery_exit(&RecoveryExitEvent { now: Instant::from_nanos(1200 * MS), ..Default::default() });
+        exit_recovery(&mut cc, 1200);
         assert_eq!(cc.phase(), "safety_check");
         // No increase during the check while the backlog stays small (833 x 0 / 50 = 0).
         let before = cc.cwnd();
@@ -409,12 +419,10 @@ mod tests {
 
     #[test]
     fn backlog_in_the_safety_check_falls_back_to_the_hstcp_window() {
-        let mut cc = ehstcp(1000, EhstcpParams::PAPER);
-        cc.on_ack(&ack(1000, 30, 20));
-        cc.on_ack(&ack(1100, 40, 20));
+        let mut cc = measured(1000, EhstcpParams::PAPER, 40, 20);
         let w_desg = Response::RFC3649.decreased(cc.cwnd(), MSS);
         cc.on_congestion(&CongestionEvent::default());
-        cc.on_recovery_exit(&RecoveryExitEvent { now: Instant::from_nanos(1200 * MS), ..Default::default() });
+        exit_recovery(&mut cc, 1200);
         // A forward queue of 5 ms at ~833 segments: N' = 833 x 5 / 55 = 76 > N* = 10.
         cc.on_ack(&ack(1250, 35, 20));
         assert_eq!(cc.ssthresh(), w_desg);
@@ -425,12 +433,10 @@ mod tests {
     #[test]
     fn a_deeper_queue_than_hstcp_allows_decreases_by_beta_e_without_a_check() {
         // eRTT 150 ms on a 50 ms path: beta_e = 2/3 > b(1000) = 0.33.
-        let mut cc = ehstcp(1000, EhstcpParams::PAPER);
-        cc.on_ack(&ack(1000, 30, 20));
-        cc.on_ack(&ack(1200, 130, 20));
+        let mut cc = measured(1000, EhstcpParams::PAPER, 130, 20);
         cc.on_congestion(&CongestionEvent::default());
         assert!(cc.cwnd().abs_diff(1000 * MSS / 3) <= 1, "{}", cc.cwnd());
-        cc.on_recovery_exit(&RecoveryExitEvent { now: Instant::from_nanos(1300 * MS), ..Default::default() });
+        exit_recovery(&mut cc, 1300);
         assert_ne!(cc.phase(), "safety_check");
     }
 }

@@ -36,10 +36,8 @@
 //!
 //! RFC 3649 recommends Limited Slow-Start (RFC 3742); Linux does not implement it and neither do we.
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
-use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{Aimd, AimdRule, Reno, RenoVariant, ABC};
 
 /// RFC 3649 appendix B as stored in Linux `tcp_highspeed.c`: (upper cwnd bound in segments,
 /// decrease factor x 256). Row i applies to table[i-1].0 < w <= table[i].0 with a(w) = i + 1.
@@ -118,8 +116,9 @@ const LINUX_TABLE: [(u32, u8); 72] = [
     (89053, 24),
 ];
 
-/// The parameters of the HighSpeed response function, shared by `highspeed` and `ehstcp`.
-pub(crate) const RESPONSE_PARAMS: [ParamSpec; 5] = [
+/// HighSpeed's parameters (Reno's `abc`, then the response function), shared with `ehstcp`.
+pub(crate) const HIGHSPEED_PARAMS: [ParamSpec; 6] = [
+    ABC,
     ParamSpec {
         name: "table",
         default: 0.0,
@@ -168,16 +167,9 @@ pub const HIGHSPEED: Registration = Registration {
         summary:
             "HighSpeed TCP: AIMD whose increase a(w) grows and decrease b(w) shrinks with the window above 38 segments",
         reference: "RFC 3649 section 5; Linux net/ipv4/tcp_highspeed.c",
-        params: &[
-            ABC,
-            RESPONSE_PARAMS[0],
-            RESPONSE_PARAMS[1],
-            RESPONSE_PARAMS[2],
-            RESPONSE_PARAMS[3],
-            RESPONSE_PARAMS[4],
-        ],
+        params: &HIGHSPEED_PARAMS,
     },
-    build: |p, cfg| Box::new(HighSpeed::from_params(p, cfg)),
+    build: |p, cfg| Box::new(from_params(p, cfg)),
     receiver_hook: None,
 };
 
@@ -270,68 +262,31 @@ impl Response {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct HighSpeed {
-    reno: Reno,
-    response: Response,
-}
-
-impl HighSpeed {
-    pub fn new(reno: Reno, response: Response) -> Self {
-        HighSpeed { reno, response }
+impl AimdRule for Response {
+    const NAME: &'static str = "highspeed";
+    fn avoid(&self, r: &mut Reno, bytes_acked: u64) {
+        Response::avoid(self, r, bytes_acked);
     }
-
-    fn from_params(p: &Params, cfg: &CcConfig) -> Self {
-        HighSpeed::new(Reno::from_params(RenoVariant::NewReno, p, cfg), Response::from_params(p))
+    fn decreased(&self, r: &Reno) -> u64 {
+        Response::decreased(self, r.cwnd, r.mss)
     }
 }
 
-impl CongestionControl for HighSpeed {
-    fn name(&self) -> &'static str {
-        "highspeed"
-    }
+/// HighSpeed TCP: Reno's machinery around the HighSpeed response function.
+pub type HighSpeed = Aimd<Response>;
 
-    fn on_ack(&mut self, ev: &AckEvent) {
-        let response = self.response;
-        self.reno.grow(ev, |r, bytes| response.avoid(r, bytes));
-    }
-
-    fn on_congestion(&mut self, _ev: &CongestionEvent) {
-        self.reno.enter_recovery(self.response.decreased(self.reno.cwnd, self.reno.mss));
-    }
-
-    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
-        self.reno.on_recovery_exit(ev);
-    }
-
-    fn on_rto(&mut self, ev: &RtoEvent) {
-        self.reno.timeout(ev, self.response.decreased(self.reno.cwnd, self.reno.mss));
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh
-    }
-    fn phase(&self) -> &'static str {
-        self.reno.phase()
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        PartialAckPolicy::StayInRecovery
-    }
+fn from_params(p: &Params, cfg: &CcConfig) -> HighSpeed {
+    Aimd::new(Reno::from_params(RenoVariant::NewReno, p, cfg), Response::from_params(p))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Instant;
+    use crate::controller::CongestionControl;
+    use crate::events::{CongestionEvent, RtoEvent};
+    use crate::reno::testing::ack;
 
     const MSS: u64 = 1000;
-
-    fn ack(bytes: u64) -> AckEvent {
-        AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
-    }
 
     fn hstcp(response: Response, cwnd_segments: u64) -> HighSpeed {
         // ssthresh at the window: congestion avoidance from the first ACK.

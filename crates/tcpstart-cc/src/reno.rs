@@ -211,16 +211,75 @@ impl CongestionControl for Reno {
     }
 }
 
+/// The part of a Reno-family algorithm that differs from Reno when that is only congestion
+/// avoidance and the decrease (HighSpeed, Scalable); [`Aimd`] supplies the rest.
+pub trait AimdRule: Send {
+    const NAME: &'static str;
+    /// Congestion avoidance for one ACK, given the bytes it acknowledged beyond slow start.
+    fn avoid(&self, r: &mut Reno, bytes_acked: u64);
+    /// ssthresh after a loss (or the first timeout) at the current window.
+    fn decreased(&self, r: &Reno) -> u64;
+}
+
+/// Reno's slow start, recovery and timeout around an [`AimdRule`]; phases as Reno's.
+#[derive(Clone, Debug)]
+pub struct Aimd<R> {
+    pub(crate) reno: Reno,
+    pub(crate) rule: R,
+}
+
+impl<R: AimdRule> Aimd<R> {
+    pub fn new(reno: Reno, rule: R) -> Self {
+        Aimd { reno, rule }
+    }
+}
+
+impl<R: AimdRule> CongestionControl for Aimd<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let rule = &self.rule;
+        self.reno.grow(ev, |r, bytes| rule.avoid(r, bytes));
+    }
+    fn on_congestion(&mut self, _ev: &CongestionEvent) {
+        self.reno.enter_recovery(self.rule.decreased(&self.reno));
+    }
+    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
+        self.reno.on_recovery_exit(ev);
+    }
+    fn on_rto(&mut self, ev: &RtoEvent) {
+        self.reno.timeout(ev, self.rule.decreased(&self.reno));
+    }
+    fn cwnd(&self) -> u64 {
+        self.reno.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.reno.ssthresh
+    }
+    fn phase(&self) -> &'static str {
+        self.reno.phase()
+    }
+}
+
+/// Test helpers for the Reno family.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use crate::events::AckEvent;
     use crate::time::Instant;
 
-    const MSS: u64 = 1000;
-
-    fn ack(bytes: u64) -> AckEvent {
+    /// A window-limited ACK of `bytes` new bytes at time zero.
+    pub fn ack(bytes: u64) -> AckEvent {
         AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::ack;
+    use super::*;
+
+    const MSS: u64 = 1000;
 
     #[test]
     fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {

@@ -19,10 +19,8 @@
 //! use 100, which is the paper's 1 % per RTT. Its defining property: after a loss cwnd needs
 //! log(1 / (1 - b)) / log(1 + 1/ai_cnt) = 13.4 RTTs to regain its size, whatever that size is.
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
-use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{Aimd, AimdRule, Reno, RenoVariant, ABC};
 
 pub const SCALABLE: Registration = Registration {
     info: AlgorithmInfo {
@@ -49,89 +47,58 @@ pub const SCALABLE: Registration = Registration {
             },
         ],
     },
-    build: |p, cfg| Box::new(Scalable::from_params(p, cfg)),
+    build: |p, cfg| Box::new(from_params(p, cfg)),
     receiver_hook: None,
 };
 
-#[derive(Clone, Debug)]
-pub struct Scalable {
-    reno: Reno,
-    ai_cnt: u64,
-    b: f64,
+/// Scalable's increase and decrease constants.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalableRule {
+    /// Segments acknowledged per segment of growth; also the window below which growth is Reno's.
+    pub ai_cnt: u64,
+    /// Fraction of cwnd given up on a loss.
+    pub b: f64,
 }
 
-impl Scalable {
-    pub fn new(reno: Reno, ai_cnt: u64, b: f64) -> Self {
-        Scalable { reno, ai_cnt, b }
-    }
+impl ScalableRule {
+    pub const LINUX: ScalableRule = ScalableRule { ai_cnt: 100, b: 0.125 };
+}
 
-    fn from_params(p: &Params, cfg: &CcConfig) -> Self {
-        Scalable::new(Reno::from_params(RenoVariant::NewReno, p, cfg), p["ai_cnt"] as u64, p["b"])
+impl AimdRule for ScalableRule {
+    const NAME: &'static str = "scalable";
+    fn avoid(&self, r: &mut Reno, bytes_acked: u64) {
+        let per = self.ai_cnt * r.mss;
+        if r.cwnd < per {
+            r.congestion_avoidance(bytes_acked);
+        } else {
+            r.additive_increase(bytes_acked, per);
+        }
     }
-
-    fn decreased(&self) -> u64 {
-        let cwnd = self.reno.cwnd;
-        cwnd - (cwnd as f64 * self.b) as u64
+    fn decreased(&self, r: &Reno) -> u64 {
+        r.cwnd - (r.cwnd as f64 * self.b) as u64
     }
 }
 
-impl CongestionControl for Scalable {
-    fn name(&self) -> &'static str {
-        "scalable"
-    }
+/// Scalable TCP: Reno's machinery around Scalable's constants.
+pub type Scalable = Aimd<ScalableRule>;
 
-    fn on_ack(&mut self, ev: &AckEvent) {
-        let ai_cnt = self.ai_cnt;
-        self.reno.grow(ev, |r, bytes| {
-            let per = ai_cnt * r.mss;
-            if r.cwnd < per {
-                r.congestion_avoidance(bytes);
-            } else {
-                r.additive_increase(bytes, per);
-            }
-        });
-    }
-
-    fn on_congestion(&mut self, _ev: &CongestionEvent) {
-        self.reno.enter_recovery(self.decreased());
-    }
-
-    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
-        self.reno.on_recovery_exit(ev);
-    }
-
-    fn on_rto(&mut self, ev: &RtoEvent) {
-        self.reno.timeout(ev, self.decreased());
-    }
-
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh
-    }
-    fn phase(&self) -> &'static str {
-        self.reno.phase()
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        PartialAckPolicy::StayInRecovery
-    }
+fn from_params(p: &Params, cfg: &CcConfig) -> Scalable {
+    let rule = ScalableRule { ai_cnt: p["ai_cnt"] as u64, b: p["b"] };
+    Aimd::new(Reno::from_params(RenoVariant::NewReno, p, cfg), rule)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Instant;
+    use crate::controller::CongestionControl;
+    use crate::events::{CongestionEvent, RecoveryExitEvent, RtoEvent};
+    use crate::reno::testing::ack;
 
     const MSS: u64 = 1000;
 
-    fn ack(bytes: u64) -> AckEvent {
-        AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
-    }
-
     fn scalable(cwnd_segments: u64) -> Scalable {
         let reno = Reno::new(RenoVariant::NewReno, MSS, cwnd_segments * MSS, cwnd_segments * MSS, 1);
-        Scalable::new(reno, 100, 0.125)
+        Scalable::new(reno, ScalableRule::LINUX)
     }
 
     #[test]
