@@ -125,7 +125,7 @@ pub(crate) const HIGHSPEED_PARAMS: [ParamSpec; 6] = [
         min: 0.0,
         max: 1.0,
         integer: true,
-        doc: "0 = RFC 3649 section 5 formulas for a(w), b(w); 1 = Linux tcp_highspeed.c table (RFC 3649 appendix B, a(w) rounded down)",
+        doc: "0 = RFC 3649 section 5 formulas for a(w), b(w); 1 = Linux tcp_highspeed.c table (RFC 3649 appendix B rows, a(w) = row index + 1)",
     },
     ParamSpec {
         name: "low_window",
