@@ -22,8 +22,9 @@
 //! the row index + 1 and b(w) = md / 256 of the first row whose bound is >= w.
 //!
 //! Where the two differ (values: the `tests` below):
-//! - a(w) is a step function in Linux, rounded down from the RFC's: a(39) is 2 in the table and
-//!   1.02 by the formula; at w = 1058 the table gives 8 and the formula 8.31; at 83 000, 71 and 72.5.
+//! - a(w) is a step function in Linux, constant between row bounds: at a bound it is the RFC's
+//!   value rounded down, just above it up to one segment more (a(39) is 2 in the table and 1.02
+//!   by the formula); at w = 1058 the table gives 8 and the formula 8.31; at 83 000, 71 and 72.5.
 //! - b(w) is quantised to 1/256 and taken from the row bounding w from above, so Linux decreases
 //!   slightly less than the formula (w = 1058: 83/256 = 0.324 against 0.327).
 //! - Above High_Window the formula would extrapolate (b turns negative past about 10^8 segments); we
