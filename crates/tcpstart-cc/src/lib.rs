@@ -5,10 +5,13 @@
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
 pub mod bbr;
+pub mod bic;
 pub mod controller;
 pub mod cubic;
+pub mod ehstcp;
 pub mod ess;
 pub mod events;
+pub mod highspeed;
 pub mod hystart;
 pub mod hystartpp;
 pub mod jump_start;
@@ -18,6 +21,7 @@ pub mod pacing_only;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
 pub mod stopeg;
 pub mod swift_start;
 pub mod time;

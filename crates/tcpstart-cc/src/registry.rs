@@ -8,7 +8,10 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::{bbr, cubic, ess, hystartpp, jump_start, modified_swift_start, pacing_only, reno, stopeg, swift_start};
+use crate::{
+    bbr, bic, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start, pacing_only, reno, scalable,
+    stopeg, swift_start,
+};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -74,6 +77,10 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &cubic::CUBIC_NOHYSTART,
     &hystartpp::CUBIC_HYSTARTPP,
     &bbr::BBR,
+    &highspeed::HIGHSPEED,
+    &scalable::SCALABLE,
+    &bic::BIC,
+    &ehstcp::EHSTCP,
     &ess::ESS,
     &jump_start::JUMP_START,
     &stopeg::STOPEG,

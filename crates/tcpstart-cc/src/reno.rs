@@ -26,6 +26,7 @@ use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::hystartpp::{HyStartPlusPlus, Phase, SlowStartStep};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 
+/// Shared with the algorithms that run Reno below their low window (HighSpeed, Scalable, BIC).
 pub const ABC: ParamSpec = ParamSpec {
     name: "abc",
     default: 1.0,
@@ -90,17 +91,20 @@ pub enum RenoVariant {
     NewReno,
 }
 
+/// Reno's window state and arithmetic. HighSpeed, Scalable and BIC embed one: they share its slow
+/// start, its recovery and timeout bookkeeping and its congestion avoidance below their low window,
+/// and replace only the increase above it and the decrease factor.
 #[derive(Clone, Debug)]
 pub struct Reno {
     variant: RenoVariant,
-    mss: u64,
+    pub(crate) mss: u64,
     /// RFC 3465 limit L in segments; 0 = unlimited.
     abc: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    pub(crate) cwnd: u64,
+    pub(crate) ssthresh: u64,
     /// Bytes acknowledged in congestion avoidance since cwnd last grew (byte counting).
     bytes_acked_in_ca: u64,
-    in_recovery: bool,
+    pub(crate) in_recovery: bool,
     /// HyStart++ in front of the initial slow start, when attached.
     hystartpp: Option<HyStartPlusPlus>,
 }
@@ -142,7 +146,7 @@ impl Reno {
     }
 
     /// `bytes_acked` is 0 for an ACK that may not grow the window (it still counts for HyStart++).
-    fn slow_start(&mut self, ev: &AckEvent, bytes_acked: u64) -> u64 {
+    pub(crate) fn slow_start(&mut self, ev: &AckEvent, bytes_acked: u64) -> u64 {
         let limit = if self.abc == 0 { u64::MAX } else { self.abc * self.mss };
         let mut increment = bytes_acked.min(limit);
         if let Some(h) = self.hystartpp.as_mut() {
@@ -165,18 +169,60 @@ impl Reno {
         }
     }
 
-    fn congestion_avoidance(&mut self, bytes_acked: u64) {
-        if bytes_acked == 0 {
-            return;
-        }
+    pub(crate) fn congestion_avoidance(&mut self, bytes_acked: u64) {
         if self.abc == 1 {
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
         } else {
-            self.bytes_acked_in_ca += bytes_acked;
-            while self.bytes_acked_in_ca >= self.cwnd {
-                self.bytes_acked_in_ca -= self.cwnd;
-                self.cwnd += self.mss;
-            }
+            self.additive_increase(bytes_acked, self.cwnd);
+        }
+    }
+
+    /// Linux `tcp_cong_avoid_ai` in bytes: adds `credit` to the counter and one segment to cwnd
+    /// for every `per` bytes of counter (Reno: per = cwnd, so one segment per window).
+    pub(crate) fn additive_increase(&mut self, credit: u64, per: u64) {
+        self.bytes_acked_in_ca += credit;
+        let per = per.max(1);
+        self.cwnd += self.bytes_acked_in_ca / per * self.mss;
+        self.bytes_acked_in_ca %= per;
+    }
+
+    /// The growth step the loss-based algorithms share: none in recovery, on duplicate ACKs or when
+    /// not cwnd-limited; slow start below ssthresh; then `avoid` with the acknowledged bytes slow
+    /// start did not use (Linux `tcp_slow_start` hands the rest to congestion avoidance likewise).
+    pub(crate) fn grow(&mut self, ev: &AckEvent, avoid: impl FnOnce(&mut Reno, u64)) {
+        if self.in_recovery || ev.bytes_acked == 0 {
+            return;
+        }
+        // An ACK that is not cwnd-limited grows nothing but still counts for HyStart++'s rounds.
+        let usable = if ev.cwnd_limited { ev.bytes_acked } else { 0 };
+        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev, usable) } else { usable };
+        if self.cwnd >= self.ssthresh && leftover > 0 {
+            avoid(self, leftover);
+        }
+    }
+
+    /// Fast recovery entry with the algorithm's new ssthresh (at least two segments).
+    pub(crate) fn enter_recovery(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.cwnd = self.ssthresh;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = true;
+        if let Some(h) = self.hystartpp.as_mut() {
+            h.stop();
+        }
+    }
+
+    /// Retransmission timeout: cwnd falls to one segment; ssthresh takes `ssthresh` on the first
+    /// timeout only (RFC 5681 section 3.1: later ones would compute it from a collapsed window).
+    pub(crate) fn timeout(&mut self, ev: &RtoEvent, ssthresh: u64) {
+        if ev.consecutive <= 1 {
+            self.ssthresh = ssthresh.max(2 * self.mss);
+        }
+        self.cwnd = self.mss;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = false;
+        if let Some(h) = self.hystartpp.as_mut() {
+            h.stop();
         }
     }
 }
@@ -192,24 +238,11 @@ impl CongestionControl for Reno {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        if self.in_recovery || ev.bytes_acked == 0 {
-            return;
-        }
-        let usable = if ev.cwnd_limited { ev.bytes_acked } else { 0 };
-        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev, usable) } else { usable };
-        if self.cwnd >= self.ssthresh {
-            self.congestion_avoidance(leftover);
-        }
+        self.grow(ev, |r, bytes| r.congestion_avoidance(bytes));
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent) {
-        self.ssthresh = self.halved(ev.flight_size);
-        self.cwnd = self.ssthresh;
-        self.bytes_acked_in_ca = 0;
-        self.in_recovery = true;
-        if let Some(h) = self.hystartpp.as_mut() {
-            h.stop();
-        }
+        self.enter_recovery(self.halved(ev.flight_size));
     }
 
     fn on_recovery_exit(&mut self, _ev: &RecoveryExitEvent) {
@@ -221,17 +254,7 @@ impl CongestionControl for Reno {
     }
 
     fn on_rto(&mut self, ev: &RtoEvent) {
-        // RFC 5681 section 3.1: after repeated timeouts FlightSize would shrink ssthresh further; the
-        // RFC keeps the value from the first timeout.
-        if ev.consecutive <= 1 {
-            self.ssthresh = self.halved(ev.flight_size);
-        }
-        self.cwnd = self.mss;
-        self.bytes_acked_in_ca = 0;
-        self.in_recovery = false;
-        if let Some(h) = self.hystartpp.as_mut() {
-            h.stop();
-        }
+        self.timeout(ev, self.halved(ev.flight_size));
     }
 
     fn cwnd(&self) -> u64 {
@@ -260,16 +283,75 @@ impl CongestionControl for Reno {
     }
 }
 
+/// The part of a Reno-family algorithm that differs from Reno when that is only congestion
+/// avoidance and the decrease (HighSpeed, Scalable); [`Aimd`] supplies the rest.
+pub trait AimdRule: Send {
+    const NAME: &'static str;
+    /// Congestion avoidance for one ACK, given the bytes it acknowledged beyond slow start.
+    fn avoid(&self, r: &mut Reno, bytes_acked: u64);
+    /// ssthresh after a loss (or the first timeout) at the current window.
+    fn decreased(&self, r: &Reno) -> u64;
+}
+
+/// Reno's slow start, recovery and timeout around an [`AimdRule`]; phases as Reno's.
+#[derive(Clone, Debug)]
+pub struct Aimd<R> {
+    pub(crate) reno: Reno,
+    pub(crate) rule: R,
+}
+
+impl<R: AimdRule> Aimd<R> {
+    pub fn new(reno: Reno, rule: R) -> Self {
+        Aimd { reno, rule }
+    }
+}
+
+impl<R: AimdRule> CongestionControl for Aimd<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let rule = &self.rule;
+        self.reno.grow(ev, |r, bytes| rule.avoid(r, bytes));
+    }
+    fn on_congestion(&mut self, _ev: &CongestionEvent) {
+        self.reno.enter_recovery(self.rule.decreased(&self.reno));
+    }
+    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
+        self.reno.on_recovery_exit(ev);
+    }
+    fn on_rto(&mut self, ev: &RtoEvent) {
+        self.reno.timeout(ev, self.rule.decreased(&self.reno));
+    }
+    fn cwnd(&self) -> u64 {
+        self.reno.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.reno.ssthresh
+    }
+    fn phase(&self) -> &'static str {
+        self.reno.phase()
+    }
+}
+
+/// Test helpers for the Reno family.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use crate::events::AckEvent;
     use crate::time::Instant;
 
-    const MSS: u64 = 1000;
-
-    fn ack(bytes: u64) -> AckEvent {
+    /// A window-limited ACK of `bytes` new bytes at time zero.
+    pub fn ack(bytes: u64) -> AckEvent {
         AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::ack;
+    use super::*;
+
+    const MSS: u64 = 1000;
 
     #[test]
     fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {
