@@ -54,6 +54,8 @@ pub struct Simulation {
     /// a duration is found without scanning every flow on every event.
     finished: usize,
     udp_active: usize,
+    /// UDP datagrams sent and neither delivered nor dropped yet.
+    udp_in_network: u64,
     scratch: Vec<Packet>,
     pub counters: Counters,
     pub flow_trace: FlowTrace,
@@ -140,6 +142,7 @@ impl Simulation {
             page_remaining,
             finished: 0,
             udp_active,
+            udp_in_network: 0,
             scratch: Vec::new(),
             counters: Counters::default(),
             end: Instant::ZERO,
@@ -168,14 +171,16 @@ impl Simulation {
         self.pool.live()
     }
 
-    /// Runs until the scenario's duration, or until every flow has finished.
+    /// Runs until the scenario's duration, or until every TCP flow has finished and every UDP
+    /// source has stopped and its last datagram has been delivered or dropped.
     pub fn run(&mut self) {
         let limit = self.scenario.duration.map(|d| Instant::ZERO + d);
         while let Some(at) = self.events.peek_time() {
             if limit.is_some_and(|l| at > l) {
                 break;
             }
-            if limit.is_none() && self.finished == self.conns.len() && self.udp_active == 0 {
+            if limit.is_none() && self.finished == self.conns.len() && self.udp_active == 0 && self.udp_in_network == 0
+            {
                 break;
             }
             let (now, ev) = self.events.pop().expect("peeked");
@@ -213,6 +218,7 @@ impl Simulation {
             Some(at) => self.events.schedule(at, Event::UdpSend { source }),
             None => self.udp_active -= 1,
         }
+        self.udp_in_network += 1;
         let pkt = Packet { kind: PacketKind::Udp, len, created: now, ..Packet::default() };
         let id = (self.conns.len() + source as usize) as u32;
         self.send_from_host(now, Direction::Forward, id, pkt);
@@ -364,7 +370,10 @@ impl Simulation {
                 conn.drops += 1;
                 conn.data_drops += (pkt.kind == PacketKind::Data) as u64;
             }
-            None => self.udp[pkt.flow as usize - self.conns.len()].stats.lost_packets += 1,
+            None => {
+                self.udp_in_network -= 1;
+                self.udp[pkt.flow as usize - self.conns.len()].stats.lost_packets += 1;
+            }
         }
         if let Some(tr) = self.packet_trace.as_mut() {
             tr.record(now, PacketEvent::Drop, &pkt, Some(link));
@@ -402,6 +411,7 @@ impl Simulation {
         let pkt = self.pool.remove(slot);
         self.counters.delivered += 1;
         if pkt.kind == PacketKind::Udp {
+            self.udp_in_network -= 1;
             let stats = &mut self.udp[flow as usize - self.conns.len()].stats;
             stats.delivered_packets += 1;
             stats.delivered_bytes += pkt.len as u64;
