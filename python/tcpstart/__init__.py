@@ -17,7 +17,7 @@ scenarios are validated.
 
 from tcpstart.results import Result
 from tcpstart.run import algorithms, run
-from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, Trace, load_scenario
+from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, Trace, Udp, Web, load_scenario
 
 __all__ = [
     "Dumbbell",
@@ -27,6 +27,8 @@ __all__ = [
     "ScenarioError",
     "Tcp",
     "Trace",
+    "Udp",
+    "Web",
     "algorithms",
     "load_scenario",
     "run",
