@@ -342,3 +342,30 @@ mod tests {
         assert!(recs[1].tcp.options.as_slice().is_empty());
     }
 }
+
+#[cfg(test)]
+mod udp_tests {
+    use etherparse::{Ipv4HeaderSlice, UdpHeaderSlice};
+    use pcap_file::pcap::PcapReader;
+
+    use super::*;
+
+    #[test]
+    fn a_udp_datagram_is_a_udp_header_of_its_wire_size() {
+        let pkt = Packet { flow: 3, kind: PacketKind::Udp, len: 1470, id: 9, ..Packet::default() };
+        let mut w = PcapWriter::new();
+        w.record(Instant(5), &pkt);
+        let bytes = w.into_bytes();
+        let mut reader = PcapReader::new(&bytes[..]).unwrap();
+        let rec = reader.next_packet().unwrap().unwrap();
+        let ip = Ipv4HeaderSlice::from_slice(&rec.data).unwrap();
+        assert_eq!(ip.protocol(), IpNumber::UDP);
+        // 20 + 8 + 1470: the size the links serialised.
+        assert_eq!(ip.total_len() as u32, pkt.wire_bytes());
+        assert_eq!(ip.total_len(), 1498);
+        assert_eq!(ip.identification(), 9);
+        let udp = UdpHeaderSlice::from_slice(&rec.data[ip.slice().len()..]).unwrap();
+        assert_eq!((udp.source_port(), udp.destination_port(), udp.length()), (10003, 5001, 1478));
+        assert_eq!(ip.source(), [10, 1, 0, 3]);
+    }
+}

@@ -411,6 +411,9 @@ impl Simulation {
         let pkt = self.pool.remove(slot);
         self.counters.delivered += 1;
         if pkt.kind == PacketKind::Udp {
+            if let Some(tr) = self.packet_trace.as_mut() {
+                tr.record(now, PacketEvent::Arrive, &pkt, None);
+            }
             self.udp_in_network -= 1;
             let stats = &mut self.udp[flow as usize - self.conns.len()].stats;
             stats.delivered_packets += 1;

@@ -93,6 +93,8 @@ fn nothing_is_sent_before_start_or_from_stop_on() {
     assert_eq!(sends.len(), 84);
     // Without a duration the run lasts until the source has stopped and its packets are out.
     assert_eq!(udp(&out, 0)["delivered_packets"], 84);
+    let arrivals = (0..p.t.len()).filter(|&i| p.event[i] == "arrive").count();
+    assert_eq!(arrivals, 84);
 }
 
 #[test]
