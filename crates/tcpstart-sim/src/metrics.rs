@@ -5,7 +5,8 @@
 //! - `goodput_bps`: bytes delivered by all its members (TCP bytes acknowledged, UDP payload
 //!   delivered) times 8, over the run's end time, so classes add up to what the network carried
 //!   for them;
-//! - `jain_index`: Jain's index over its TCP flows' own goodputs (each over its active time);
+//! - `jain_index`: Jain's index over the own goodputs (each over its active time) of its TCP
+//!   flows that started before the run ended;
 //! - `drop_rate`: data segments dropped over data segments sent (retransmissions included);
 //! - `completion_time`: quantiles of its completed flows' completion times, by linear
 //!   interpolation between order statistics (numpy's default), or null if none completed;
@@ -29,6 +30,12 @@ pub fn jain(values: impl Iterator<Item = f64>) -> Value {
         _ if sq == 0.0 => json!(1.0),
         _ => json!(sum * sum / (n as f64 * sq)),
     }
+}
+
+/// The goodput of a flow (a summary entry) that opened its connection during the run: flows
+/// that never started have no share to be fair about.
+pub fn started_goodput(f: &Value) -> Option<f64> {
+    (f["started"] == true).then(|| f["goodput_bps"].as_f64().unwrap_or(0.0))
 }
 
 /// The `q` quantile (0..=1) of sorted values, interpolating linearly between order statistics.
@@ -84,7 +91,7 @@ pub fn classes(flows: &[Value], udp: &[Value], end_secs: f64) -> Value {
         c.bytes += u(f, "bytes_acked");
         c.segments_sent += u(f, "segments_sent");
         c.data_drops += u(f, "data_drops");
-        c.goodputs.push(f["goodput_bps"].as_f64().unwrap_or(0.0));
+        c.goodputs.extend(started_goodput(f));
         if let Some(t) = f["completion_time"].as_f64() {
             c.completed += 1;
             c.completion.push(t);

@@ -90,6 +90,7 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
                 "direction": f.direction,
                 "host": f.host,
                 "start": start,
+                "started": st.syn_at.is_some(),
                 "size": f.size,
                 "completed": st.done_at.is_some(),
                 "completion_time": completion.map(|d| d.as_secs_f64()),
@@ -155,7 +156,7 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
         })
         .collect();
     let classes = crate::metrics::classes(&flows, &udp, end.as_secs_f64());
-    let fairness = crate::metrics::jain(flows.iter().filter_map(|f| f["goodput_bps"].as_f64()));
+    let fairness = crate::metrics::jain(flows.iter().filter_map(crate::metrics::started_goodput));
     json!({
         "flows": flows,
         "udp": udp,

@@ -243,3 +243,18 @@ fn traffic_mixes_are_deterministic() {
     assert_eq!(a.summary, b.summary);
     assert_eq!(a.flows.t, b.flows.t);
 }
+
+#[test]
+fn jain_index_leaves_out_flows_that_never_started() {
+    let out = run(json!({
+        "duration": "2s",
+        "network": {"rate": "10Mbps", "rtt": "20ms"},
+        "flows": [{"count": 2}, {"start": "5s"}],
+    }));
+    assert_eq!(flow(&out, 2)["started"], false);
+    let (a, b) = (flow(&out, 0)["goodput_bps"].as_f64().unwrap(), flow(&out, 1)["goodput_bps"].as_f64().unwrap());
+    let two = (a + b).powi(2) / (2.0 * (a * a + b * b));
+    for j in [&out.summary["jain_index"], &out.summary["classes"]["newreno"]["jain_index"]] {
+        assert!((j.as_f64().unwrap() - two).abs() < 1e-12, "{j} vs {two}");
+    }
+}
