@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tcpstart.batch import run_many
     from tcpstart.results import Result
-    from tcpstart.run import algorithms, run
-    from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, Trace, load_scenario
+    from tcpstart.simulate import algorithms, run
+    from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, Trace, Udp, Web, load_scenario
 
 # Name -> module. Loaded on first use, so that `import tcpstart._core` (the benchmarks' child
-# processes) does not pay for polars.
+# processes) does not pay for polars. No exported name may be the name of a module of the package:
+# importing that module would replace the attribute.
 _EXPORTS = {
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
@@ -36,9 +37,11 @@ _EXPORTS = {
     "ScenarioError": "tcpstart.scenario",
     "Tcp": "tcpstart.scenario",
     "Trace": "tcpstart.scenario",
-    "algorithms": "tcpstart.run",
+    "Udp": "tcpstart.scenario",
+    "Web": "tcpstart.scenario",
+    "algorithms": "tcpstart.simulate",
     "load_scenario": "tcpstart.scenario",
-    "run": "tcpstart.run",
+    "run": "tcpstart.simulate",
     "run_many": "tcpstart.batch",
 }
 

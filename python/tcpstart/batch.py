@@ -13,7 +13,7 @@ from typing import Iterable, Optional, Sequence
 from rich.progress import Progress
 
 from tcpstart.results import Result
-from tcpstart.run import run
+from tcpstart.simulate import run
 from tcpstart.scenario import ScenarioLike
 
 

@@ -22,7 +22,7 @@ from tcpstart import plot
 from tcpstart._files import atomic_directory
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result
-from tcpstart.run import algorithms, run
+from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
 
 # Soft wrapping keeps long paths on one line when output is piped; tables still fit the width.
@@ -217,6 +217,28 @@ def _summary_table(result: Result) -> Table:
     return table
 
 
+# Above this many flows `run` prints one row per class instead of one per flow.
+MAX_FLOW_ROWS = 20
+
+
+def _class_table(result: Result) -> Table:
+    table = _table("class", "flows", "done", "goodput", "drop rate", "median compl.", "p90 compl.", "UDP sent/lost")
+    for name, c in result.raw_summary["classes"].items():
+        ct = c["completion_time"] or {}
+        udp = c["udp"]
+        table.add_row(
+            name,
+            str(c["flows"]),
+            str(c["completed"]),
+            _mbps(c["goodput_bps"]),
+            f"{c['drop_rate']:.2%}",
+            _secs(ct.get("p50")),
+            _secs(ct.get("p90")),
+            f"{udp['sent_packets']}/{udp['lost_packets']}" if udp["sources"] else "-",
+        )
+    return table
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = read_toml(args.scenario)
     trace = scenario.setdefault("trace", {})
@@ -230,7 +252,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         result = run(scenario)
     out = Path(args.out or f"tcpstart-out/{Path(args.scenario).stem}")
     result.save(out)
-    console.print(_summary_table(result))
+    many = len(result.raw_summary["flows"]) > MAX_FLOW_ROWS or result.raw_summary["udp"]
+    console.print(_class_table(result) if many else _summary_table(result))
     invariants = result.raw_summary["invariants"]
     if not invariants["ok"]:
         print(f"tcpstart: warning: packet accounting does not add up (a simulator bug): {invariants}", file=sys.stderr)

@@ -108,6 +108,28 @@ class Result:
         return _rows(self.raw_summary["flows"], first=("id", "algorithm"))
 
     @property
+    def udp(self) -> pl.DataFrame:
+        """One row per UDP source: packets and bytes sent, delivered and lost, goodput."""
+        rows = self.raw_summary.get("udp") or []
+        if not rows:
+            return pl.DataFrame(schema={"id": pl.Int64, "class": pl.String})
+        return _rows(rows, first=("id", "class"))
+
+    @property
+    def classes(self) -> pl.DataFrame:
+        """One row per class label: goodput, Jain index, drop rate, completion-time quantiles
+        (columns ct_p50, ct_p90, ...) and UDP packets sent/delivered/lost."""
+        rows = []
+        for name, c in (self.raw_summary.get("classes") or {}).items():
+            row = {"class": name, **{k: v for k, v in c.items() if k not in ("completion_time", "udp")}}
+            row.update({f"ct_{k}": v for k, v in (c["completion_time"] or {}).items()})
+            row.update({f"udp_{k}": v for k, v in c["udp"].items()})
+            rows.append(row)
+        if not rows:
+            return pl.DataFrame(schema={"class": pl.String})
+        return _rows(rows, first=("class",))
+
+    @property
     def links(self) -> pl.DataFrame:
         """One row per link: utilization, drops, queue occupancy."""
         return _rows(self.raw_summary["links"], first=("name",))

@@ -29,6 +29,10 @@ pub enum Event {
         flow: u32,
         timer: TimerKind,
     },
+    /// A UDP source sends its next datagram.
+    UdpSend {
+        source: u32,
+    },
 }
 
 /// The per-connection timers.

@@ -7,6 +7,7 @@
 pub mod error;
 pub mod event;
 pub mod link;
+pub mod metrics;
 pub mod output;
 pub mod packet;
 pub mod pcap;
@@ -17,6 +18,7 @@ pub mod sim;
 pub mod tcp;
 pub mod topology;
 pub mod trace;
+pub mod traffic;
 pub mod units;
 
 pub use error::ScenarioError;

@@ -7,6 +7,14 @@ use tcpstart_cc::Instant;
 use crate::sim::Simulation;
 use crate::trace::{FlowTrace, PacketTrace, QueueTrace};
 
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
 fn secs(t: Option<Instant>) -> Value {
     t.map_or(Value::Null, |t| json!(t.as_secs_f64()))
 }
@@ -69,10 +77,20 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
             let active = completion.unwrap_or_else(|| end - began).as_secs_f64();
             let goodput = if active > 0.0 { snd.bytes_acked() as f64 * 8.0 / active } else { 0.0 };
             let since_syn = |t: Option<Instant>| t.map(|t| Instant::ZERO + (t - began));
+            // A web object's `start` is its offset within its page; report when it really began.
+            let start = match f.page {
+                Some(_) => secs(st.syn_at),
+                None => json!(f.start.as_secs_f64()),
+            };
+            let data_drops = sim.flow_data_drops(i);
             json!({
                 "id": i,
                 "algorithm": f.algorithm,
-                "start": f.start.as_secs_f64(),
+                "class": f.class,
+                "direction": f.direction,
+                "host": f.host,
+                "start": start,
+                "started": st.syn_at.is_some(),
                 "size": f.size,
                 "completed": st.done_at.is_some(),
                 "completion_time": completion.map(|d| d.as_secs_f64()),
@@ -83,6 +101,8 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
                 "fast_recoveries": st.fast_recoveries,
                 "timeouts": st.timeouts,
                 "drops": sim.flow_drops(i),
+                "data_drops": data_drops,
+                "drop_rate": ratio(data_drops, st.segments_sent),
                 "max_cwnd": st.max_cwnd,
                 "ss_exit_time": secs(since_syn(st.slow_start_exit.map(|e| e.0))),
                 "ss_exit_cwnd": st.slow_start_exit.map(|e| e.1),
@@ -111,8 +131,37 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
             })
         })
         .collect();
+    let udp: Vec<Value> = sim
+        .udp
+        .iter()
+        .enumerate()
+        .map(|(j, u)| {
+            let st = &u.stats;
+            let from = u.spec.start.as_secs_f64();
+            let until = u.spec.stop.map_or(end.as_secs_f64(), |s| s.as_secs_f64().min(end.as_secs_f64()));
+            json!({
+                "id": s.flows.len() + j,
+                "class": u.spec.class,
+                "direction": u.spec.direction,
+                "host": u.spec.host,
+                "rate_bps": u.spec.rate_bps,
+                "sent_packets": st.sent_packets,
+                "sent_bytes": st.sent_bytes,
+                "delivered_packets": st.delivered_packets,
+                "delivered_bytes": st.delivered_bytes,
+                "lost_packets": st.lost_packets,
+                "loss_rate": ratio(st.lost_packets, st.sent_packets),
+                "goodput_bps": if until > from { st.delivered_bytes as f64 * 8.0 / (until - from) } else { 0.0 },
+            })
+        })
+        .collect();
+    let classes = crate::metrics::classes(&flows, &udp, end.as_secs_f64());
+    let fairness = crate::metrics::jain(flows.iter().filter_map(crate::metrics::started_goodput));
     json!({
         "flows": flows,
+        "udp": udp,
+        "classes": classes,
+        "jain_index": fairness,
         "links": links,
         "sim": { "end_time": end.as_secs_f64(), "events": sim.events_processed(), "seed": s.seed },
         "invariants": inv,

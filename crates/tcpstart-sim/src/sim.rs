@@ -10,8 +10,10 @@ use crate::pool::PacketPool;
 use crate::queue::Queued;
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender};
-use crate::topology::{build_links, route, BOTTLENECK};
+use crate::topology::{build_links, route, BOTTLENECK, BOTTLENECK_REV};
 use crate::trace::{FlowTrace, PacketEvent, PacketTrace, QueueTrace};
+use crate::traffic::udp::UdpSource;
+use crate::traffic::{stream, Stream};
 
 /// One TCP connection: both ends and the timer events scheduled for them.
 struct Connection {
@@ -21,8 +23,12 @@ struct Connection {
     /// early finds no due deadline and does nothing.
     scheduled: [Option<Instant>; 3],
     drops: u64,
+    /// Drops of this flow's data segments (the rest of `drops` are handshake packets and ACKs).
+    data_drops: u64,
     /// Data packets of this flow that reached the bottleneck, for scripted drops.
     bottleneck_data: u64,
+    /// The sender has finished and its buffers were released.
+    finished: bool,
 }
 
 /// Packet accounting for the conservation check.
@@ -40,6 +46,16 @@ pub struct Simulation {
     pub links: Vec<Link>,
     pool: PacketPool,
     conns: Vec<Connection>,
+    /// UDP sources; packets of source `j` carry the id `conns.len() + j` in `Packet::flow`.
+    pub udp: Vec<UdpSource>,
+    /// Objects of each web page that have not completed yet.
+    page_remaining: Vec<u32>,
+    /// Connections finished, and UDP sources that will still send, so the end of a run without
+    /// a duration is found without scanning every flow on every event.
+    finished: usize,
+    udp_active: usize,
+    /// UDP datagrams sent and neither delivered nor dropped yet.
+    udp_in_network: u64,
     scratch: Vec<Packet>,
     pub counters: Counters,
     pub flow_trace: FlowTrace,
@@ -84,10 +100,33 @@ impl Simulation {
                 ),
                 scheduled: [None; 3],
                 drops: 0,
+                data_drops: 0,
                 bottleneck_data: 0,
+                finished: false,
             });
-            events.schedule(Instant::ZERO + f.start, Event::FlowStart { flow: i as u32 });
+            if f.page.is_none() {
+                events.schedule(Instant::ZERO + f.start, Event::FlowStart { flow: i as u32 });
+            }
         }
+        for page in &scenario.pages {
+            if let Some(at) = page.start {
+                schedule_page(&mut events, &scenario, page, Instant::ZERO + at);
+            }
+        }
+        let mut udp: Vec<UdpSource> = scenario
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(j, spec)| UdpSource::new(spec.clone(), stream(scenario.seed, Stream::Udp(j))))
+            .collect();
+        let mut udp_active = 0;
+        for (j, src) in udp.iter_mut().enumerate() {
+            if let Some(at) = src.first_send() {
+                udp_active += 1;
+                events.schedule(at, Event::UdpSend { source: j as u32 });
+            }
+        }
+        let page_remaining = scenario.pages.iter().map(|p| p.objects).collect();
         let captures = links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         Simulation {
             captures,
@@ -99,6 +138,11 @@ impl Simulation {
             links,
             pool: PacketPool::default(),
             conns,
+            udp,
+            page_remaining,
+            finished: 0,
+            udp_active,
+            udp_in_network: 0,
             scratch: Vec::new(),
             counters: Counters::default(),
             end: Instant::ZERO,
@@ -120,18 +164,23 @@ impl Simulation {
     pub fn flow_drops(&self, flow: usize) -> u64 {
         self.conns[flow].drops
     }
+    pub fn flow_data_drops(&self, flow: usize) -> u64 {
+        self.conns[flow].data_drops
+    }
     pub fn pool_live(&self) -> u64 {
         self.pool.live()
     }
 
-    /// Runs until the scenario's duration, or until every flow has finished.
+    /// Runs until the scenario's duration, or until every TCP flow has finished and every UDP
+    /// source has stopped and its last datagram has been delivered or dropped.
     pub fn run(&mut self) {
         let limit = self.scenario.duration.map(|d| Instant::ZERO + d);
         while let Some(at) = self.events.peek_time() {
             if limit.is_some_and(|l| at > l) {
                 break;
             }
-            if limit.is_none() && self.conns.iter().all(|c| c.sender.is_done()) {
+            if limit.is_none() && self.finished == self.conns.len() && self.udp_active == 0 && self.udp_in_network == 0
+            {
                 break;
             }
             let (now, ev) = self.events.pop().expect("peeked");
@@ -156,6 +205,52 @@ impl Simulation {
             Event::TransmitDone { link } => self.transmit_done(now, link),
             Event::Arrive { link } => self.arrive(now, link),
             Event::Timer { flow, timer } => self.timer(now, flow, timer),
+            Event::UdpSend { source } => self.udp_send(now, source),
+        }
+    }
+
+    fn udp_send(&mut self, now: Instant, source: u32) {
+        let src = &mut self.udp[source as usize];
+        let len = src.spec.packet_size;
+        src.stats.sent_packets += 1;
+        src.stats.sent_bytes += len as u64;
+        match src.next_send(now) {
+            Some(at) => self.events.schedule(at, Event::UdpSend { source }),
+            None => self.udp_active -= 1,
+        }
+        self.udp_in_network += 1;
+        let pkt = Packet { kind: PacketKind::Udp, len, created: now, ..Packet::default() };
+        let id = (self.conns.len() + source as usize) as u32;
+        self.send_from_host(now, Direction::Forward, id, pkt);
+    }
+
+    /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
+    fn path(&self, id: u32, dir: Direction) -> [u32; 3] {
+        let (host, data) = match self.scenario.flows.get(id as usize) {
+            Some(f) => (f.host, f.direction),
+            None => {
+                let u = &self.udp[id as usize - self.conns.len()].spec;
+                (u.host, u.direction)
+            }
+        };
+        route(host, if dir == Direction::Forward { data } else { data.flip() })
+    }
+
+    /// A connection has just finished: free what it no longer needs, and start the next web
+    /// page when this was the last object of one.
+    fn on_finished(&mut self, now: Instant, flow: u32) {
+        let conn = &mut self.conns[flow as usize];
+        conn.finished = true;
+        conn.sender.release_buffers();
+        conn.receiver.release_buffers();
+        self.finished += 1;
+        let Some(p) = self.scenario.flows[flow as usize].page else { return };
+        self.page_remaining[p as usize] -= 1;
+        if self.page_remaining[p as usize] > 0 {
+            return;
+        }
+        if let Some((next, gap)) = self.scenario.pages[p as usize].next {
+            schedule_page(&mut self.events, &self.scenario, &self.scenario.pages[next as usize], now + gap);
         }
     }
 
@@ -189,6 +284,10 @@ impl Simulation {
         let sample = self.conns[flow as usize].sender.sample();
         self.flow_trace.record(now, flow, sample);
         self.sync_timers(flow);
+        let conn = &self.conns[flow as usize];
+        if !conn.finished && conn.sender.is_done() {
+            self.on_finished(now, flow);
+        }
     }
 
     fn sync_timers(&mut self, flow: u32) {
@@ -221,12 +320,14 @@ impl Simulation {
             };
             tr.record(now, ev, &pkt, None);
         }
+        let first = self.path(flow, dir)[0];
         let slot = self.pool.insert(pkt);
-        self.offer(now, route(flow, dir)[0], slot);
+        self.offer(now, first, slot);
     }
 
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
-        if link == BOTTLENECK && self.scripted_drop(slot) {
+        // Data segments only travel their flow's data direction, so either bottleneck is theirs.
+        if (link == BOTTLENECK || link == BOTTLENECK_REV) && self.scripted_drop(slot) {
             self.drop_packet(now, slot, link);
             return;
         }
@@ -264,7 +365,16 @@ impl Simulation {
     fn drop_packet(&mut self, now: Instant, slot: u32, link: u32) {
         let pkt = self.pool.remove(slot);
         self.counters.dropped += 1;
-        self.conns[pkt.flow as usize].drops += 1;
+        match self.conns.get_mut(pkt.flow as usize) {
+            Some(conn) => {
+                conn.drops += 1;
+                conn.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            }
+            None => {
+                self.udp_in_network -= 1;
+                self.udp[pkt.flow as usize - self.conns.len()].stats.lost_packets += 1;
+            }
+        }
         if let Some(tr) = self.packet_trace.as_mut() {
             tr.record(now, PacketEvent::Drop, &pkt, Some(link));
         }
@@ -299,15 +409,24 @@ impl Simulation {
         self.counters.propagating -= 1;
         let pkt = self.pool.get_mut(slot);
         pkt.hop += 1;
-        let path = route(pkt.flow, pkt.dir);
-        if (pkt.hop as usize) < path.len() {
-            let next = path[pkt.hop as usize];
-            self.offer(now, next, slot);
+        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir);
+        let path = self.path(flow, dir);
+        if hop < path.len() {
+            self.offer(now, path[hop], slot);
             return;
         }
         let pkt = self.pool.remove(slot);
         self.counters.delivered += 1;
-        let flow = pkt.flow;
+        if pkt.kind == PacketKind::Udp {
+            if let Some(tr) = self.packet_trace.as_mut() {
+                tr.record(now, PacketEvent::Arrive, &pkt, None);
+            }
+            self.udp_in_network -= 1;
+            let stats = &mut self.udp[flow as usize - self.conns.len()].stats;
+            stats.delivered_packets += 1;
+            stats.delivered_bytes += pkt.len as u64;
+            return;
+        }
         let mut out = std::mem::take(&mut self.scratch);
         match pkt.dir {
             Direction::Forward => {
@@ -334,5 +453,12 @@ impl Simulation {
     /// Packets inside links: queued, on a transmitter, or propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.links.iter().map(|l| l.held_packets()).sum::<u64>() + self.counters.propagating
+    }
+}
+
+/// Schedules the objects of `page`, which starts at `at`.
+fn schedule_page(events: &mut EventQueue, scenario: &Scenario, page: &crate::traffic::web::Page, at: Instant) {
+    for flow in page.first_flow..page.first_flow + page.objects {
+        events.schedule(at + scenario.flows[flow as usize].start, Event::FlowStart { flow });
     }
 }

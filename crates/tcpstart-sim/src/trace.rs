@@ -151,10 +151,10 @@ impl QueueTrace {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PacketEvent {
-    /// A data segment left its sender for the first time.
+    /// A data segment (or UDP datagram) left its sender for the first time.
     Send,
     Retransmit,
-    /// A data segment reached the receiver.
+    /// A data segment (or UDP datagram) reached the receiver.
     Arrive,
     AckSend,
     AckArrive,

@@ -48,6 +48,12 @@ impl Receiver {
         }
     }
 
+    /// Frees the out-of-order store once the sender has finished (a late duplicate may still
+    /// arrive and is handled as usual).
+    pub fn release_buffers(&mut self) {
+        self.ooo = Vec::new();
+    }
+
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
     }

@@ -541,6 +541,13 @@ impl Sender {
         out.push(pkt);
     }
 
+    /// Frees the scoreboard's storage once the transfer is over, so a run with thousands of
+    /// finished flows holds no per-segment memory for them.
+    pub fn release_buffers(&mut self) {
+        debug_assert!(self.is_done());
+        self.board = Scoreboard::new(self.cfg.mss);
+    }
+
     fn finish(&mut self, now: Instant) {
         self.state = State::Done;
         self.stats.done_at = Some(now);
