@@ -29,6 +29,11 @@ pub enum Event {
         flow: u32,
         timer: TimerKind,
     },
+    /// An ACK-compression element in front of `link` releases the batch of `flow`.
+    AckRelease {
+        link: u32,
+        flow: u32,
+    },
 }
 
 /// The per-connection timers.
