@@ -129,12 +129,8 @@ impl QueueDiscipline for CoDel {
         Some(pkt)
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 

@@ -24,12 +24,8 @@ impl QueueDiscipline for DropTail {
         self.fifo.pop()
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 

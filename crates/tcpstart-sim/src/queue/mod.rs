@@ -61,8 +61,16 @@ pub trait QueueDiscipline: Send {
     /// The next packet to transmit at `now`. Packets the discipline drops on the way out (CoDel)
     /// are appended to `dropped`; they count as early drops.
     fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued>;
-    fn len_packets(&self) -> usize;
-    fn len_bytes(&self) -> u64;
+    /// The packets held.
+    fn fifo(&self) -> &Fifo;
+
+    fn len_packets(&self) -> usize {
+        self.fifo().len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo().bytes()
+    }
 }
 
 /// FIFO storage with a limit in packets or bytes. A packet always fits an empty queue, so a byte
