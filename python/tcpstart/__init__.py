@@ -24,11 +24,23 @@ if TYPE_CHECKING:
     from tcpstart.batch import run_many
     from tcpstart.results import Result
     from tcpstart.run import algorithms, run
-    from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, Trace, load_scenario
+    from tcpstart.scenario import (
+        AckCompression,
+        Aqm,
+        Dumbbell,
+        Flow,
+        Scenario,
+        ScenarioError,
+        Tcp,
+        Trace,
+        load_scenario,
+    )
 
 # Name -> module. Loaded on first use, so that `import tcpstart._core` (the benchmarks' child
 # processes) does not pay for polars.
 _EXPORTS = {
+    "AckCompression": "tcpstart.scenario",
+    "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
     "Result": "tcpstart.results",
