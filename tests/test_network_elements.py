@@ -40,6 +40,8 @@ def test_summary_reports_drop_causes_sojourn_and_ack_compression() -> None:
     assert links["bottleneck_rev"]["ack_compression"]["acks_held"] > 0
     assert b["ack_compression"] is None
     assert res.links.height == len(links)
+    sojourn = res.queues.filter(link="bottleneck")["sojourn"].drop_nans()
+    assert sojourn.len() > 0 and sojourn.max() <= b["sojourn"]["max"]
 
 
 def test_toml_tables_become_dataclasses() -> None:

@@ -156,6 +156,8 @@ pub struct Link {
     /// ACK compression in front of the queue, if this router direction has it.
     pub compressor: Option<AckCompressor>,
     transmitting: Option<Queued>,
+    /// Sojourn time of the packet most recently put on the transmitter.
+    pub last_sojourn: Option<Duration>,
     /// Packets propagating, in order of arrival: (arrival time, event sequence, pool slot).
     /// The delay is the same for all, so arrivals leave in the order they entered.
     propagating: VecDeque<(Instant, u64, u32)>,
@@ -181,6 +183,7 @@ impl Link {
             queue,
             compressor: None,
             transmitting: None,
+            last_sojourn: None,
             propagating: VecDeque::new(),
             stats: LinkStats::default(),
         }
@@ -207,7 +210,9 @@ impl Link {
 
     fn start(&mut self, now: Instant, pkt: Queued) -> Duration {
         let t = self.serialisation(pkt.bytes);
-        self.stats.sojourn.record(now - pkt.enqueued);
+        let sojourn = now - pkt.enqueued;
+        self.stats.sojourn.record(sojourn);
+        self.last_sojourn = Some(sojourn);
         self.transmitting = Some(pkt);
         self.stats.busy += t;
         t

@@ -281,7 +281,7 @@ impl Simulation {
             Offer::Dropped(_) => self.drop_packet(now, slot, link),
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
     }
 
     fn scripted_drop(&mut self, slot: u32) -> bool {
@@ -324,7 +324,7 @@ impl Simulation {
             self.capture(now, link, pkt.slot);
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
         if survived {
             self.counters.propagating += 1;
             let (at, seq) = (now + delay, self.events.reserve());

@@ -76,6 +76,15 @@ fn codel_keeps_the_sojourn_time_near_its_target_where_droptail_fills_the_buffer(
     assert!(d_p50 > 0.1, "drop-tail median sojourn {d_p50}");
     assert!(f64_at(c, &["early_drops"]) > 0.0 && f64_at(c, &["overflow_drops"]) == 0.0);
     assert!(f64_at(c, &["utilization"]) > 0.7, "CoDel should still keep the link mostly busy");
+    // The queue trace carries the sojourn time too (link 0 is the bottleneck).
+    let traced = |o: &tcpstart_sim::RunOutput| {
+        let q = &o.queues;
+        let mut v: Vec<f64> =
+            (0..q.t.len()).filter(|&i| q.link[i] == 0 && q.t[i] > 5.0).map(|i| q.sojourn[i]).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    assert!(traced(&codel) < 0.010 && traced(&droptail) > 0.1, "{} / {}", traced(&codel), traced(&droptail));
 }
 
 #[test]
