@@ -115,6 +115,9 @@ fn red_parameters_change_the_drop_pattern_and_runs_repeat_exactly() {
     // A steeper drop curve holds the average queue lower.
     assert!(mean_q(&hard) < mean_q(&soft), "{} vs {}", mean_q(&hard), mean_q(&soft));
     assert_eq!(early(&run(0.02, 1)), early(&soft), "same seed, same drops");
+    let (a, b) = (run(0.02, 2), run(0.02, 2));
+    assert_eq!(a.summary, b.summary, "same seed, same run");
+    assert_ne!(a.summary["links"], soft.summary["links"], "the seed drives RED's draws");
 }
 
 #[test]

@@ -119,9 +119,11 @@ impl QueueDiscipline for CoDel {
             dropped.push(pkt);
             let next = self.head(now);
             self.dropping = true;
-            let delta = self.count.wrapping_sub(self.last_count);
+            // Drops of the previous dropping episode, if it ended recently (count only grows
+            // between two entries, so this never underflows).
+            let delta = self.count - self.last_count;
             let recent = now.0.saturating_sub(self.drop_next.0) < 16 * self.p.interval.as_nanos() as u64;
-            self.count = if delta > 1 && delta < u32::MAX / 2 && recent { delta } else { 1 };
+            self.count = if delta > 1 && recent { delta } else { 1 };
             self.drop_next = self.control_law(now);
             self.last_count = self.count;
             return next.map(|(p, _)| p);
