@@ -24,12 +24,26 @@ if TYPE_CHECKING:
     from tcpstart.batch import run_many
     from tcpstart.results import Result
     from tcpstart.simulate import algorithms, run
-    from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, Trace, Udp, Web, load_scenario
+    from tcpstart.scenario import (
+        AckCompression,
+        Aqm,
+        Dumbbell,
+        Flow,
+        Scenario,
+        ScenarioError,
+        Tcp,
+        Trace,
+        Udp,
+        Web,
+        load_scenario,
+    )
 
 # Name -> module. Loaded on first use, so that `import tcpstart._core` (the benchmarks' child
 # processes) does not pay for polars. No exported name may be the name of a module of the package:
 # importing that module would replace the attribute.
 _EXPORTS = {
+    "AckCompression": "tcpstart.scenario",
+    "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
     "Result": "tcpstart.results",

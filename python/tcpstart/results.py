@@ -32,7 +32,7 @@ FLOW_TYPES = {
     "retransmissions": pl.Int64,
     "phase": pl.String,
 }
-QUEUE_TYPES = {"t": pl.Float64, "link": pl.String, "packets": pl.Int64, "bytes": pl.Int64}
+QUEUE_TYPES = {"t": pl.Float64, "link": pl.String, "packets": pl.Int64, "bytes": pl.Int64, "sojourn": pl.Float64}
 PACKET_TYPES = {
     "t": pl.Float64,
     "flow": pl.Int64,
@@ -76,7 +76,8 @@ class Result:
     `flows` has one row per sample of a flow's state (t, flow, cwnd, ssthresh, inflight, srtt,
     rtt, pacing_rate, delivered, retransmissions, phase); times are in seconds, sizes in bytes,
     a missing ssthresh (infinite) is null. `queues` samples each link's queue (t, link, packets,
-    bytes). `packets` has one row per packet event when tracing asked for it, else None.
+    bytes, sojourn: the queueing delay of the packet the link last started sending, NaN before
+    the first). `packets` has one row per packet event when tracing asked for it, else None.
     """
 
     raw_summary: Dict[str, Any]

@@ -58,6 +58,42 @@ def _from_toml_names(d: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass
+class Aqm:
+    """A queue discipline: `kind` is "droptail", "red" or "codel".
+
+    RED fields (ns-3 `RedQueueDisc` defaults): `min_th` 5 and `max_th` 15 packets, `weight` 0.002,
+    `max_p` 0.02, `gentle` and `wait` on, `mean_packet_size` 500 bytes. CoDel fields (RFC 8289):
+    `target` "5ms", `interval` "100ms". The buffer limit is the link's `queue` (packets or bytes).
+    """
+
+    kind: str
+    min_th: Optional[float] = None
+    max_th: Optional[float] = None
+    weight: Optional[float] = None
+    max_p: Optional[float] = None
+    gentle: Optional[bool] = None
+    wait: Optional[bool] = None
+    mean_packet_size: Optional[int] = None
+    target: Optional[Quantity] = None
+    interval: Optional[Quantity] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
+class AckCompression:
+    """ACKs of a flow arriving within `interval` are released back-to-back ("release") or
+    merged into the latest one ("merge")."""
+
+    mode: str
+    interval: Quantity
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
 class Dumbbell:
     """Senders and receivers joined by one bottleneck link in each direction.
 
@@ -79,13 +115,36 @@ class Dumbbell:
     hosts: Optional[int] = None
     """Host pairs that flows, web sessions and UDP sources share (round robin unless they name
     one); unset: each gets a pair of its own."""
+    # Network elements, per bottleneck direction (`reverse_*` is the ACK path of the flows);
+    # see docs/network-elements.md.
+    aqm: Optional[Aqm] = None
+    reverse_aqm: Optional[Aqm] = None
+    ber: Optional[float] = None
+    reverse_ber: Optional[float] = None
+    router_pps: Optional[float] = None
+    reverse_router_pps: Optional[float] = None
+    ack_compression: Optional[AckCompression] = None
+    reverse_ack_compression: Optional[AckCompression] = None
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
             self.rtt = "200ms"
+        # Tables read from TOML or JSON become the dataclasses above.
+        for name, cls in _ELEMENT_TABLES.items():
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                setattr(self, name, cls(**value))
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)
+
+
+_ELEMENT_TABLES: Dict[str, type] = {
+    "aqm": Aqm,
+    "reverse_aqm": Aqm,
+    "ack_compression": AckCompression,
+    "reverse_ack_compression": AckCompression,
+}
 
 
 @dataclass
@@ -102,6 +161,7 @@ class Tcp:
     delayed_ack: Optional[bool] = None
     delack_count: Optional[int] = None
     delack_timeout: Optional[Quantity] = None
+    quickack: Optional[int] = None
     rto_initial: Optional[Quantity] = None
     rto_min: Optional[Quantity] = None
     rto_max: Optional[Quantity] = None

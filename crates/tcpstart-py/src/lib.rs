@@ -91,6 +91,7 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
     queues.set_item("link", link_names(py, &q.link, &out.link_names)?)?;
     queues.set_item("packets", numeric(py, "u8", &q.packets))?;
     queues.set_item("bytes", numeric(py, "u8", &q.bytes))?;
+    queues.set_item("sojourn", numeric(py, "f8", &q.sojourn))?;
     result.set_item("queues", queues)?;
 
     match &out.packets {

@@ -33,6 +33,11 @@ pub enum Event {
     UdpSend {
         source: u32,
     },
+    /// An ACK-compression element in front of `link` releases the batch of `flow`.
+    AckRelease {
+        link: u32,
+        flow: u32,
+    },
 }
 
 /// The per-connection timers.

@@ -4,6 +4,7 @@
 //! There is no global state, so any number of simulations can run side by side in one process,
 //! and the same scenario and seed always give the same output.
 
+pub mod ack_compression;
 pub mod error;
 pub mod event;
 pub mod link;

@@ -25,6 +25,8 @@ pub struct Invariants {
     pub packets_created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// ACKs absorbed by ACK compression (merge mode).
+    pub merged: u64,
     /// Packets in links at the end, counted link by link.
     pub in_network: u64,
     /// Packets still stored in the pool (must equal `in_network`).
@@ -53,10 +55,13 @@ pub fn invariants(sim: &Simulation) -> Invariants {
         packets_created: c.created,
         delivered: c.delivered,
         dropped: c.dropped,
+        merged: c.merged,
         in_network,
         in_pool: sim.pool_live(),
         invalid_windows,
-        ok: c.created == c.delivered + c.dropped + in_network && in_network == sim.pool_live() && invalid_windows == 0,
+        ok: c.created == c.delivered + c.dropped + c.merged + in_network
+            && in_network == sim.pool_live()
+            && invalid_windows == 0,
     }
 }
 
@@ -118,16 +123,37 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
         .map(|l| {
             let st = &l.stats;
             let capacity_bits = l.rate_bps * end.as_secs_f64();
+            let sojourn = &st.sojourn;
             json!({
                 "name": l.name,
                 "rate_bps": l.rate_bps,
                 "utilization": if capacity_bits > 0.0 { st.bytes_sent as f64 * 8.0 / capacity_bits } else { 0.0 },
+                "arrivals": st.arrivals,
                 "packets_sent": st.packets_sent,
                 "drops": st.drops,
+                "overflow_drops": st.overflow_drops,
+                "early_drops": st.early_drops,
+                "forced_drops": st.forced_drops,
                 "random_losses": st.random_losses,
+                "bit_errors": st.bit_errors,
+                "drop_rate": st.drop_rate(),
                 "max_queue_packets": st.max_queue_packets,
                 "max_queue_bytes": st.max_queue_bytes,
                 "mean_queue_packets": st.mean_queue_packets(end),
+                "sojourn": {
+                    "mean": sojourn.mean().as_secs_f64(),
+                    "p50": sojourn.quantile(0.5).as_secs_f64(),
+                    "p95": sojourn.quantile(0.95).as_secs_f64(),
+                    "p99": sojourn.quantile(0.99).as_secs_f64(),
+                    "max": sojourn.max.as_secs_f64(),
+                },
+                "ack_compression": l.compressor.as_ref().map(|c| json!({
+                    "mode": c.spec().mode,
+                    "interval": c.spec().interval.as_secs_f64(),
+                    "acks_held": c.stats.held,
+                    "acks_merged": c.stats.merged,
+                    "batches": c.stats.batches,
+                })),
             })
         })
         .collect();

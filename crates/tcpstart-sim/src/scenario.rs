@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
 
+use crate::ack_compression::{AckCompressionMode, AckCompressionSpec};
 use crate::error::ScenarioError;
 use crate::packet::Direction;
+use crate::queue::{CodelParams, RedParams};
 use crate::traffic::dist::Lomax;
 use crate::traffic::schedule::{start_times, Arrivals};
 use crate::traffic::udp::{OnOff, OnOffKind, UdpSpec};
@@ -75,6 +77,44 @@ pub struct RawNetwork {
     /// Number of host pairs sharing the dumbbell; when unset, every TCP flow, web session and
     /// UDP source gets a pair of its own.
     pub hosts: Option<u32>,
+    /// Queue discipline of the bottleneck; `reverse_aqm` defaults to the same.
+    pub aqm: Option<RawAqm>,
+    pub reverse_aqm: Option<RawAqm>,
+    /// Bit-error rate of each bottleneck direction.
+    pub ber: Option<f64>,
+    pub reverse_ber: Option<f64>,
+    /// Forwarding rate cap (packets per second) of the router feeding each bottleneck direction;
+    /// `reverse_router_pps` defaults to the same.
+    pub router_pps: Option<f64>,
+    pub reverse_router_pps: Option<f64>,
+    /// ACK compression at the router feeding each bottleneck direction. The ACKs of the normal
+    /// (left-to-right) flows travel on `bottleneck_rev`, so `reverse_ack_compression` acts on them.
+    pub ack_compression: Option<RawAckCompression>,
+    pub reverse_ack_compression: Option<RawAckCompression>,
+}
+
+/// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAqm {
+    pub kind: Option<String>,
+    pub min_th: Option<f64>,
+    pub max_th: Option<f64>,
+    pub weight: Option<f64>,
+    pub max_p: Option<f64>,
+    pub gentle: Option<bool>,
+    pub wait: Option<bool>,
+    pub mean_packet_size: Option<u32>,
+    pub target: Option<Quantity>,
+    pub interval: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAckCompression {
+    /// "release" (back-to-back) or "merge" (keep the latest ACK).
+    pub mode: Option<String>,
+    pub interval: Option<Quantity>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -90,6 +130,8 @@ pub struct RawTcp {
     pub delayed_ack: Option<bool>,
     pub delack_count: Option<u32>,
     pub delack_timeout: Option<Quantity>,
+    /// ACKs sent at once, one per segment, when data starts (Linux quick-ACK mode); 0 = off.
+    pub quickack: Option<u32>,
     pub rto_initial: Option<Quantity>,
     pub rto_min: Option<Quantity>,
     pub rto_max: Option<Quantity>,
@@ -205,6 +247,24 @@ pub struct Network {
     pub loss: f64,
     pub reverse_loss: f64,
     pub access_queue: Limit,
+    pub aqm: Aqm,
+    pub reverse_aqm: Aqm,
+    pub ber: f64,
+    pub reverse_ber: f64,
+    pub router_pps: Option<f64>,
+    pub reverse_router_pps: Option<f64>,
+    pub ack_compression: Option<AckCompressionSpec>,
+    pub reverse_ack_compression: Option<AckCompressionSpec>,
+}
+
+/// The queue discipline of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Aqm {
+    #[serde(rename = "droptail")]
+    DropTail,
+    Red(RedParams),
+    Codel(CodelParams),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -219,6 +279,7 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub delack_count: u32,
     pub delack_timeout: Duration,
+    pub quickack: u32,
     pub rto_initial: Duration,
     pub rto_min: Duration,
     pub rto_max: Duration,
@@ -397,6 +458,7 @@ impl RawTcp {
             delayed_ack,
             delack_count,
             delack_timeout,
+            quickack,
             rto_initial,
             rto_min,
             rto_max,
@@ -458,6 +520,7 @@ impl RawTcp {
                 Duration::from_micros(1),
                 Duration::from_millis(500),
             )?,
+            quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
             rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
@@ -502,6 +565,133 @@ fn limit(field: &str, q: &Quantity, bdp_bytes: f64, mtu: f64) -> Result<Limit, S
         }
     };
     Ok(out)
+}
+
+const AQM_KINDS: &str = "droptail, red or codel";
+const RED_FIELDS: [&str; 7] = ["min_th", "max_th", "weight", "max_p", "gentle", "wait", "mean_packet_size"];
+const CODEL_FIELDS: [&str; 2] = ["target", "interval"];
+
+impl RawAqm {
+    /// The names of the fields that were given, in declaration order.
+    fn given(&self) -> Vec<&'static str> {
+        let set = [
+            ("min_th", self.min_th.is_some()),
+            ("max_th", self.max_th.is_some()),
+            ("weight", self.weight.is_some()),
+            ("max_p", self.max_p.is_some()),
+            ("gentle", self.gentle.is_some()),
+            ("wait", self.wait.is_some()),
+            ("mean_packet_size", self.mean_packet_size.is_some()),
+            ("target", self.target.is_some()),
+            ("interval", self.interval.is_some()),
+        ];
+        set.into_iter().filter(|(_, given)| *given).map(|(name, _)| name).collect()
+    }
+
+    fn resolve(&self, at: &str) -> Result<Aqm, ScenarioError> {
+        let f = |name: &str| format!("{at}.{name}");
+        let kind =
+            self.kind.as_deref().ok_or_else(|| ScenarioError::new(f("kind"), format!("is required: {AQM_KINDS}")))?;
+        let own: &[&str] = match kind {
+            "droptail" => &[],
+            "red" => &RED_FIELDS,
+            "codel" => &CODEL_FIELDS,
+            other => return Err(ScenarioError::new(f("kind"), format!("must be {AQM_KINDS}, got {other:?}"))),
+        };
+        if let Some(stray) = self.given().into_iter().find(|g| !own.contains(g)) {
+            let owner = if RED_FIELDS.contains(&stray) { "red" } else { "codel" };
+            return Err(ScenarioError::new(f(stray), format!("applies to kind = \"{owner}\" only, not {kind:?}")));
+        }
+        Ok(match kind {
+            "red" => {
+                let d = RedParams::default();
+                let min_th = in_range(&f("min_th"), self.min_th.unwrap_or(d.min_th), 0.0, 1e9)?;
+                let max_th = self.max_th.unwrap_or(d.max_th.max(min_th));
+                if !(max_th >= min_th && max_th > 0.0 && max_th <= 1e9) {
+                    return Err(ScenarioError::new(
+                        f("max_th"),
+                        format!(
+                            "must be more than 0, at least min_th ({min_th}) and at most 1e9 packets, got {max_th}"
+                        ),
+                    ));
+                }
+                let weight = self.weight.unwrap_or(d.weight);
+                if !(weight > 0.0 && weight <= 1.0) {
+                    return Err(ScenarioError::new(f("weight"), format!("must be in (0, 1], got {weight}")));
+                }
+                let max_p = self.max_p.unwrap_or(d.max_p);
+                if !(max_p > 0.0 && max_p <= 1.0) {
+                    return Err(ScenarioError::new(
+                        f("max_p"),
+                        format!("must be a probability in (0, 1], got {max_p}"),
+                    ));
+                }
+                Aqm::Red(RedParams {
+                    min_th,
+                    max_th,
+                    weight,
+                    max_p,
+                    gentle: self.gentle.unwrap_or(d.gentle),
+                    wait: self.wait.unwrap_or(d.wait),
+                    mean_packet_size: in_range(
+                        &f("mean_packet_size"),
+                        self.mean_packet_size.unwrap_or(d.mean_packet_size),
+                        1,
+                        65_535,
+                    )?,
+                })
+            }
+            "codel" => {
+                let d = CodelParams::default();
+                let t = |name: &str, q: &Option<Quantity>, default: Duration| match q {
+                    Some(q) => time(&f(name), q, Duration::from_micros(1), Duration::from_secs(100)),
+                    None => Ok(default),
+                };
+                Aqm::Codel(CodelParams {
+                    target: t("target", &self.target, d.target)?,
+                    interval: t("interval", &self.interval, d.interval)?,
+                })
+            }
+            _ => Aqm::DropTail,
+        })
+    }
+}
+
+impl RawAckCompression {
+    fn resolve(&self, at: &str) -> Result<AckCompressionSpec, ScenarioError> {
+        let f = |name: &str| format!("{at}.{name}");
+        let mode = match self.mode.as_deref() {
+            Some("release") => AckCompressionMode::Release,
+            Some("merge") => AckCompressionMode::Merge,
+            Some(other) => {
+                return Err(ScenarioError::new(f("mode"), format!("must be release or merge, got {other:?}")))
+            }
+            None => return Err(ScenarioError::new(f("mode"), "is required: release or merge")),
+        };
+        let interval =
+            self.interval.as_ref().ok_or_else(|| ScenarioError::new(f("interval"), "is required, e.g. \"10ms\""))?;
+        Ok(AckCompressionSpec {
+            mode,
+            interval: time(&f("interval"), interval, Duration::from_nanos(1), Duration::from_secs(10))?,
+        })
+    }
+}
+
+fn bit_error_rate(field: &str, v: Option<f64>) -> Result<f64, ScenarioError> {
+    let v = v.unwrap_or(0.0);
+    if !(0.0..=0.01).contains(&v) {
+        return Err(ScenarioError::new(field, format!("must be a bit-error rate between 0 and 0.01, got {v}")));
+    }
+    Ok(v)
+}
+
+fn packets_per_second(field: &str, v: Option<f64>) -> Result<Option<f64>, ScenarioError> {
+    match v {
+        Some(pps) if !(1.0..=1e9).contains(&pps) => {
+            Err(ScenarioError::new(field, format!("must be between 1 and 1e9 packets per second, got {pps}")))
+        }
+        other => Ok(other),
+    }
 }
 
 impl RawScenario {
@@ -551,6 +741,10 @@ impl RawScenario {
         let bdp = rate_bps / 8.0 * base_rtt;
         let default_queue = Quantity::Text("1bdp".into());
         let queue = limit("network.queue", n.queue.as_ref().unwrap_or(&default_queue), bdp, mtu)?;
+        let aqm = match &n.aqm {
+            Some(a) => a.resolve("network.aqm")?,
+            None => Aqm::DropTail,
+        };
         let network = Network {
             rate_bps,
             reverse_rate_bps,
@@ -568,6 +762,24 @@ impl RawScenario {
                 bdp,
                 mtu,
             )?,
+            aqm,
+            reverse_aqm: match &n.reverse_aqm {
+                Some(a) => a.resolve("network.reverse_aqm")?,
+                None => aqm,
+            },
+            ber: bit_error_rate("network.ber", n.ber)?,
+            reverse_ber: bit_error_rate("network.reverse_ber", n.reverse_ber)?,
+            router_pps: packets_per_second("network.router_pps", n.router_pps)?,
+            reverse_router_pps: packets_per_second(
+                "network.reverse_router_pps",
+                n.reverse_router_pps.or(n.router_pps),
+            )?,
+            ack_compression: n.ack_compression.as_ref().map(|a| a.resolve("network.ack_compression")).transpose()?,
+            reverse_ack_compression: n
+                .reverse_ack_compression
+                .as_ref()
+                .map(|a| a.resolve("network.reverse_ack_compression"))
+                .transpose()?,
         };
 
         let seed = self.seed.unwrap_or(1);

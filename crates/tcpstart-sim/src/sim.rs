@@ -37,6 +37,8 @@ pub struct Counters {
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// ACKs absorbed by an ACK-compression element that merges.
+    pub merged: u64,
     pub propagating: u64,
 }
 
@@ -57,6 +59,10 @@ pub struct Simulation {
     /// UDP datagrams sent and neither delivered nor dropped yet.
     udp_in_network: u64,
     scratch: Vec<Packet>,
+    /// Reused buffers: packets a queue dropped on dequeue, ACKs an element released or absorbed.
+    dequeue_drops: Vec<Queued>,
+    released: Vec<u32>,
+    absorbed: Vec<u32>,
     pub counters: Counters,
     pub flow_trace: FlowTrace,
     pub queue_trace: QueueTrace,
@@ -144,6 +150,9 @@ impl Simulation {
             udp_active,
             udp_in_network: 0,
             scratch: Vec::new(),
+            dequeue_drops: Vec::new(),
+            released: Vec::new(),
+            absorbed: Vec::new(),
             counters: Counters::default(),
             end: Instant::ZERO,
         }
@@ -206,6 +215,7 @@ impl Simulation {
             Event::Arrive { link } => self.arrive(now, link),
             Event::Timer { flow, timer } => self.timer(now, flow, timer),
             Event::UdpSend { source } => self.udp_send(now, source),
+            Event::AckRelease { link, flow } => self.release_acks(now, link, flow),
         }
     }
 
@@ -331,18 +341,48 @@ impl Simulation {
             self.drop_packet(now, slot, link);
             return;
         }
+        let pkt = self.pool.get(slot);
+        if pkt.kind == PacketKind::Ack {
+            if let Some(element) = self.links[link as usize].compressor.as_mut() {
+                let flow = pkt.flow;
+                if let Some(due) = element.hold(now, flow, slot) {
+                    self.events.schedule(due, Event::AckRelease { link, flow });
+                }
+                return;
+            }
+        }
+        self.enter_link(now, link, slot);
+    }
+
+    /// The ACK-compression element of `link` ends a batch of `flow`.
+    fn release_acks(&mut self, now: Instant, link: u32, flow: u32) {
+        let (mut released, mut absorbed) = (std::mem::take(&mut self.released), std::mem::take(&mut self.absorbed));
+        let element = self.links[link as usize].compressor.as_mut().expect("a release comes from an element");
+        element.release(flow, &mut released, &mut absorbed);
+        for slot in absorbed.drain(..) {
+            self.pool.remove(slot);
+            self.counters.merged += 1;
+        }
+        for slot in released.drain(..) {
+            self.enter_link(now, link, slot);
+        }
+        (self.released, self.absorbed) = (released, absorbed);
+    }
+
+    /// Hands a packet to the link's queue discipline and transmitter.
+    fn enter_link(&mut self, now: Instant, link: u32, slot: u32) {
         let bytes = self.pool.get(slot).wire_bytes();
         let l = &mut self.links[link as usize];
-        match l.offer(now, Queued { slot, bytes }) {
+        match l.offer(now, slot, bytes) {
             Offer::Transmitting(d) => {
                 self.events.schedule(now + d, Event::TransmitDone { link });
                 self.capture(now, link, slot);
             }
             Offer::Queued => {}
-            Offer::Dropped => self.drop_packet(now, slot, link),
+            Offer::Dropped(_) => self.drop_packet(now, slot, link),
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
     }
 
     fn scripted_drop(&mut self, slot: u32) -> bool {
@@ -382,14 +422,19 @@ impl Simulation {
 
     fn transmit_done(&mut self, now: Instant, link: u32) {
         let l = &mut self.links[link as usize];
-        let (done, survived, next) = l.finish(now);
+        let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
+        let (done, survived, next) = l.finish(now, &mut dequeue_drops);
         let delay = l.delay;
+        for dropped in dequeue_drops.drain(..) {
+            self.drop_packet(now, dropped.slot, link);
+        }
+        self.dequeue_drops = dequeue_drops;
         if let Some((pkt, d)) = next {
             self.events.schedule(now + d, Event::TransmitDone { link });
             self.capture(now, link, pkt.slot);
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
         if survived {
             self.counters.propagating += 1;
             let (at, seq) = (now + delay, self.events.reserve());

@@ -9,10 +9,11 @@
 //! "Sender" and "receiver" name the sides: a reverse flow sends its data from receiver i to
 //! sender i. Several flows and UDP sources may share a host pair, and so its access links.
 
-use crate::link::Link;
+use crate::ack_compression::AckCompressor;
+use crate::link::{Impairments, Link};
 use crate::packet::Direction;
-use crate::queue::DropTail;
-use crate::scenario::Scenario;
+use crate::queue::{CoDel, DropTail, QueueDiscipline, Red};
+use crate::scenario::{Aqm, Limit, Scenario};
 
 pub const BOTTLENECK: u32 = 0;
 pub const BOTTLENECK_REV: u32 = 1;
@@ -43,21 +44,39 @@ pub fn route(host: u32, way: Direction) -> [u32; 3] {
     }
 }
 
+fn discipline(aqm: Aqm, limit: Limit, rate_bps: f64, seed: u128) -> Box<dyn QueueDiscipline> {
+    match aqm {
+        Aqm::DropTail => Box::new(DropTail::new(limit)),
+        // RED draws from its own stream, apart from the link's loss stream.
+        Aqm::Red(p) => Box::new(Red::new(limit, p, rate_bps, seed.rotate_left(64))),
+        Aqm::Codel(p) => Box::new(CoDel::new(limit, p)),
+    }
+}
+
 pub fn build_links(s: &Scenario) -> Vec<Link> {
     let net = &s.network;
     let names = link_names(s.hosts.len());
     // Each link draws its random losses from its own stream, so adding a flow does not change
     // the loss pattern other links see.
     let seed = |i: usize| ((s.seed as u128) << 64) ^ (i as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let bottleneck = |i: usize, rate, loss, ber, max_pps, aqm, limit, compression: Option<_>| {
+        let imp = Impairments { loss, ber, max_pps };
+        let mut link =
+            Link::new(names[i].clone(), rate, net.delay, imp, discipline(aqm, limit, rate, seed(i)), seed(i));
+        link.compressor = compression.map(AckCompressor::new);
+        link
+    };
     let mut links = vec![
-        Link::new(names[0].clone(), net.rate_bps, net.delay, net.loss, Box::new(DropTail::new(net.queue)), seed(0)),
-        Link::new(
-            names[1].clone(),
+        bottleneck(0, net.rate_bps, net.loss, net.ber, net.router_pps, net.aqm, net.queue, net.ack_compression),
+        bottleneck(
+            1,
             net.reverse_rate_bps,
-            net.delay,
             net.reverse_loss,
-            Box::new(DropTail::new(net.reverse_queue)),
-            seed(1),
+            net.reverse_ber,
+            net.reverse_router_pps,
+            net.reverse_aqm,
+            net.reverse_queue,
+            net.reverse_ack_compression,
         ),
     ];
     for (i, h) in s.hosts.iter().enumerate() {
@@ -67,7 +86,7 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
                 names[idx].clone(),
                 h.access_rate_bps,
                 h.access_delay,
-                0.0,
+                Impairments::default(),
                 Box::new(DropTail::new(net.access_queue)),
                 seed(idx),
             ));
