@@ -191,3 +191,16 @@ def test_every_example_scenario_runs(path: Path) -> None:
 def test_algorithms_registry() -> None:
     names = [a["name"] for a in ts.algorithms()]
     assert "reno" in names and "newreno" in names
+
+
+def test_exported_names_survive_importing_every_module() -> None:
+    # A module named like an export would replace it on import (tcpstart.run was one).
+    import importlib
+    import pkgutil
+    import types
+
+    for m in pkgutil.iter_modules(ts.__path__):
+        if m.name != "__main__":
+            importlib.import_module(f"tcpstart.{m.name}")
+    for name in ts.__all__:
+        assert not isinstance(getattr(ts, name), types.ModuleType), name

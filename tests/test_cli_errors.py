@@ -54,6 +54,7 @@ CASES = {
     "missing option value": (["compare", "--rtt"], {}, ["--rtt"]),
     "plot of a folder without results": (["plot", "empty"], {"empty/readme.txt": ""}, ["empty", "summary.json"]),
     "plot of a damaged folder": (["plot", "res"], {"res/summary.json": "{"}, ["res", "damaged"]),
+    "unknown paper to reproduce": (["reproduce", "tcp-vegas", "--out", "out"], {}, ["tcp-vegas", "jump-start"]),
 }
 
 

@@ -1,4 +1,4 @@
-"""The `tcpstart` command: compare, run, plot, algorithms, validate.
+"""The `tcpstart` command: compare, run, plot, algorithms, validate, reproduce, bench.
 
 User mistakes (bad options, bad scenario files, unwritable folders) end with one line on stderr,
 `tcpstart: error: <what and where>`, and exit status 2, never a traceback.
@@ -21,8 +21,9 @@ from rich.table import Table
 from tcpstart import plot
 from tcpstart._files import atomic_directory
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
+from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result
-from tcpstart.run import algorithms, run
+from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
 
 # Soft wrapping keeps long paths on one line when output is piped; tables still fit the width.
@@ -217,6 +218,28 @@ def _summary_table(result: Result) -> Table:
     return table
 
 
+# Above this many flows `run` prints one row per class instead of one per flow.
+MAX_FLOW_ROWS = 20
+
+
+def _class_table(result: Result) -> Table:
+    table = _table("class", "flows", "done", "goodput", "drop rate", "median compl.", "p90 compl.", "UDP sent/lost")
+    for name, c in result.raw_summary["classes"].items():
+        ct = c["completion_time"] or {}
+        udp = c["udp"]
+        table.add_row(
+            name,
+            str(c["flows"]),
+            str(c["completed"]),
+            _mbps(c["goodput_bps"]),
+            f"{c['drop_rate']:.2%}",
+            _secs(ct.get("p50")),
+            _secs(ct.get("p90")),
+            f"{udp['sent_packets']}/{udp['lost_packets']}" if udp["sources"] else "-",
+        )
+    return table
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     scenario = read_toml(args.scenario)
     trace = scenario.setdefault("trace", {})
@@ -230,7 +253,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         result = run(scenario)
     out = Path(args.out or f"tcpstart-out/{Path(args.scenario).stem}")
     result.save(out)
-    console.print(_summary_table(result))
+    many = len(result.raw_summary["flows"]) > MAX_FLOW_ROWS or result.raw_summary["udp"]
+    console.print(_class_table(result) if many else _summary_table(result))
     invariants = result.raw_summary["invariants"]
     if not invariants["ok"]:
         print(f"tcpstart: warning: packet accounting does not add up (a simulator bug): {invariants}", file=sys.stderr)
@@ -268,6 +292,63 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from tcpstart import reproduce
+
+    todo = reproduce.names() if args.name == "all" else [args.name]
+    for name in todo:
+        reproduce.reproducer(name)  # an unknown name fails before anything runs
+    root = Path(args.out or "tcpstart-out/reproduce")
+    verdicts = _table("paper", "source", "claim", "verdict")
+    for name in todo:
+        console.print(f"[bold]{name}[/bold]{' (quick)' if args.quick else ''}")
+        report = reproduce.reproduce(name, root / name, quick=args.quick)
+        for c in report.claims:
+            verdicts.add_row(name, c.source, c.statement, c.verdict.value)
+        console.print(f"report in {root / name}/report.md")
+    console.print(verdicts)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tcpstart import bench
+
+    chosen = args.names or [*bench.BENCHMARKS, "B5"]
+    unknown = [n for n in chosen if n not in bench.BENCHMARKS and n != "B5"]
+    if unknown:
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; available: {', '.join([*bench.BENCHMARKS, 'B5'])}")
+    rows = []
+    table = _table("bench", "simulated", "wall", "bottleneck pkts/s", "events/s", "peak RSS")
+    for name in chosen:
+        if name == "B5":
+            continue
+        console.print(f"{name}: {bench.BENCHMARKS[name].description} ...")
+        r = bench.measure_in_child(name, args.duration)
+        rows.append(r)
+        table.add_row(
+            name,
+            f"{r['simulated_s']:.0f} s",
+            f"{r['wall_s']:.2f} s",
+            f"{r['bottleneck_packets_per_s'] / 1e6:.2f} M",
+            f"{r['events_per_s'] / 1e6:.1f} M",
+            f"{r['peak_rss_mb']:.0f} MB",
+        )
+    if table.row_count:
+        console.print(table)
+    if "B5" in chosen:
+        console.print("B5: many small runs through the Python API ...")
+        r = bench.many_small_runs(args.runs)
+        rows.append(r)
+        console.print(
+            f"B5: {r['runs']} runs in {r['makespan_all_cores_s']:.2f} s on {r['workers']} workers "
+            f"({r['runs_per_s']:.0f} runs/s), {r['makespan_one_core_s']:.2f} s on one: speed-up {r['speedup']:.2f} "
+            f"({r['speedup_over_linear']:.0%} of linear); Python overhead {r['python_overhead_fraction']:.1%} of a run"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tcpstart", description="Packet-level TCP simulator for studying slow start.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -298,6 +379,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("algorithms", help="list the congestion-control algorithms and their parameters")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=cmd_algorithms)
+
+    p = commands.add_parser("reproduce", help="rerun a paper's experiments and compare with its numbers")
+    p.add_argument("name", metavar="NAME", help=f"{', '.join(reproduce_names())} or all")
+    p.add_argument("--out", metavar="DIR", help="parent folder of the reports (default: tcpstart-out/reproduce)")
+    p.add_argument("--quick", action="store_true", help="fewer seeds and points: each paper in under a minute")
+    p.set_defaults(func=cmd_reproduce)
+
+    p = commands.add_parser("bench", help="measure simulator speed and memory on the reference benchmarks")
+    p.add_argument("names", nargs="*", metavar="NAME", help="B1 B2 B4 B5 (default: all)")
+    p.add_argument("--duration", help="simulated time instead of each benchmark's own (e.g. 300s)")
+    p.add_argument("--runs", type=int, default=1000, help="B5: number of small runs (default: %(default)s)")
+    p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.set_defaults(func=cmd_bench)
 
     p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
     p.add_argument("scenario", metavar="SCENARIO.toml")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
+import numpy as np
 import polars as pl
 
 from tcpstart._files import atomic_directory
@@ -31,7 +32,7 @@ FLOW_TYPES = {
     "retransmissions": pl.Int64,
     "phase": pl.String,
 }
-QUEUE_TYPES = {"t": pl.Float64, "link": pl.String, "packets": pl.Int64, "bytes": pl.Int64}
+QUEUE_TYPES = {"t": pl.Float64, "link": pl.String, "packets": pl.Int64, "bytes": pl.Int64, "sojourn": pl.Float64}
 PACKET_TYPES = {
     "t": pl.Float64,
     "flow": pl.Int64,
@@ -43,10 +44,23 @@ PACKET_TYPES = {
 }
 
 
+def _column(name: str, encoded: tuple[Any, ...], dtype: Any) -> pl.Series:
+    """Decodes a column from the core: (numpy type code, bytes) or ("str", codes, strings)."""
+    if encoded[0] == "str":
+        _, codes, strings = encoded
+        return pl.Series(name, strings, dtype=pl.String).gather(np.frombuffer(codes, "u4"))
+    code, data = encoded
+    values = np.frombuffer(data, code)
+    series = pl.Series(name, values)
+    if code == "u8" and values.size and values.max() >= INFINITE:
+        # The core's "infinite" (an unset ssthresh) has no Int64 value; it becomes null.
+        series = pl.select(pl.when(series < INFINITE).then(series)).to_series()
+    return series.cast(dtype)
+
+
 def _frame(columns: dict[str, Any], types: dict[str, Any]) -> pl.DataFrame:
     # Explicit types keep empty tables and parquet schemas the same from run to run.
-    known = {k: v for k, v in types.items() if k in columns}
-    return pl.DataFrame(columns, schema_overrides=known)
+    return pl.DataFrame([_column(name, columns[name], dtype) for name, dtype in types.items() if name in columns])
 
 
 def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
@@ -62,7 +76,8 @@ class Result:
     `flows` has one row per sample of a flow's state (t, flow, cwnd, ssthresh, inflight, srtt,
     rtt, pacing_rate, delivered, retransmissions, phase); times are in seconds, sizes in bytes,
     a missing ssthresh (infinite) is null. `queues` samples each link's queue (t, link, packets,
-    bytes). `packets` has one row per packet event when tracing asked for it, else None.
+    bytes, sojourn: the queueing delay of the packet the link last started sending, NaN before
+    the first). `packets` has one row per packet event when tracing asked for it, else None.
     """
 
     raw_summary: Dict[str, Any]
@@ -72,25 +87,48 @@ class Result:
     pcaps: Dict[str, bytes] = field(default_factory=dict)
     scenario: Optional[Dict[str, Any]] = None
     """The scenario as given to the core, kept so that saved results say how they were made."""
+    core_seconds: Optional[float] = None
+    """Wall time the simulation itself took (not saved: it differs from run to run)."""
 
     @classmethod
     def from_core(cls, out: dict[str, Any], scenario: dict[str, Any] | None = None) -> Result:
-        flows = dict(out["flows"])
-        flows["ssthresh"] = [None if v >= INFINITE else v for v in flows["ssthresh"]]
         packets = out.get("packets")
         return cls(
             raw_summary=json.loads(out["summary"]),
-            flows=_frame(flows, FLOW_TYPES),
+            flows=_frame(out["flows"], FLOW_TYPES),
             queues=_frame(out["queues"], QUEUE_TYPES),
             packets=None if packets is None else _frame(packets, PACKET_TYPES),
             pcaps=dict(out.get("pcaps") or {}),
             scenario=scenario,
+            core_seconds=out.get("core_seconds"),
         )
 
     @property
     def summary(self) -> pl.DataFrame:
         """One row per flow: completion time, goodput, retransmissions, slow-start exit, ..."""
         return _rows(self.raw_summary["flows"], first=("id", "algorithm"))
+
+    @property
+    def udp(self) -> pl.DataFrame:
+        """One row per UDP source: packets and bytes sent, delivered and lost, goodput."""
+        rows = self.raw_summary.get("udp") or []
+        if not rows:
+            return pl.DataFrame(schema={"id": pl.Int64, "class": pl.String})
+        return _rows(rows, first=("id", "class"))
+
+    @property
+    def classes(self) -> pl.DataFrame:
+        """One row per class label: goodput, Jain index, drop rate, completion-time quantiles
+        (columns ct_p50, ct_p90, ...) and UDP packets sent/delivered/lost."""
+        rows = []
+        for name, c in (self.raw_summary.get("classes") or {}).items():
+            row = {"class": name, **{k: v for k, v in c.items() if k not in ("completion_time", "udp")}}
+            row.update({f"ct_{k}": v for k, v in (c["completion_time"] or {}).items()})
+            row.update({f"udp_{k}": v for k, v in c["udp"].items()})
+            rows.append(row)
+        if not rows:
+            return pl.DataFrame(schema={"class": pl.String})
+        return _rows(rows, first=("class",))
 
     @property
     def links(self) -> pl.DataFrame:

@@ -36,7 +36,8 @@ def _set_fields(obj: Any) -> dict[str, Any]:
     """The fields of a dataclass that were given, as the JSON shape the core reads.
 
     None means "use the core's default", and empty tables are left out so that the output stays
-    as short as the TOML a person would write.
+    as short as the TOML a person would write. A trailing underscore names a field whose TOML
+    name is a Python keyword (`class_` is `class`).
     """
     out: dict[str, Any] = {}
     for f in dataclasses.fields(obj):
@@ -45,10 +46,51 @@ def _set_fields(obj: Any) -> dict[str, Any]:
             value = value.to_dict()
         elif isinstance(value, list) and value and dataclasses.is_dataclass(value[0]):
             value = [v.to_dict() for v in value]
-        if value is None or value == {}:
+        if value is None or value == {} or value == []:
             continue
-        out[f.name] = value
+        out[f.name.rstrip("_")] = value
     return out
+
+
+def _from_toml_names(d: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments for a dataclass from a TOML table (`class` becomes `class_`)."""
+    return {("class_" if k == "class" else k): v for k, v in d.items()}
+
+
+@dataclass
+class Aqm:
+    """A queue discipline: `kind` is "droptail", "red" or "codel".
+
+    RED fields (ns-3 `RedQueueDisc` defaults): `min_th` 5 and `max_th` 15 packets, `weight` 0.002,
+    `max_p` 0.02, `gentle` and `wait` on, `mean_packet_size` 500 bytes. CoDel fields (RFC 8289):
+    `target` "5ms", `interval` "100ms". The buffer limit is the link's `queue` (packets or bytes).
+    """
+
+    kind: str
+    min_th: Optional[float] = None
+    max_th: Optional[float] = None
+    weight: Optional[float] = None
+    max_p: Optional[float] = None
+    gentle: Optional[bool] = None
+    wait: Optional[bool] = None
+    mean_packet_size: Optional[int] = None
+    target: Optional[Quantity] = None
+    interval: Optional[Quantity] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
+class AckCompression:
+    """ACKs of a flow arriving within `interval` are released back-to-back ("release") or
+    merged into the latest one ("merge")."""
+
+    mode: str
+    interval: Quantity
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
 
 
 @dataclass
@@ -70,13 +112,39 @@ class Dumbbell:
     access_rate: Optional[Quantity] = None
     access_delay: Optional[Quantity] = None
     access_queue: Optional[Quantity] = None
+    hosts: Optional[int] = None
+    """Host pairs that flows, web sessions and UDP sources share (round robin unless they name
+    one); unset: each gets a pair of its own."""
+    # Network elements, per bottleneck direction (`reverse_*` is the ACK path of the flows);
+    # see docs/network-elements.md.
+    aqm: Optional[Aqm] = None
+    reverse_aqm: Optional[Aqm] = None
+    ber: Optional[float] = None
+    reverse_ber: Optional[float] = None
+    router_pps: Optional[float] = None
+    reverse_router_pps: Optional[float] = None
+    ack_compression: Optional[AckCompression] = None
+    reverse_ack_compression: Optional[AckCompression] = None
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
             self.rtt = "200ms"
+        # Tables read from TOML or JSON become the dataclasses above.
+        for name, cls in _ELEMENT_TABLES.items():
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                setattr(self, name, cls(**value))
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)
+
+
+_ELEMENT_TABLES: Dict[str, type] = {
+    "aqm": Aqm,
+    "reverse_aqm": Aqm,
+    "ack_compression": AckCompression,
+    "reverse_ack_compression": AckCompression,
+}
 
 
 @dataclass
@@ -93,10 +161,12 @@ class Tcp:
     delayed_ack: Optional[bool] = None
     delack_count: Optional[int] = None
     delack_timeout: Optional[Quantity] = None
+    quickack: Optional[int] = None
     rto_initial: Optional[Quantity] = None
     rto_min: Optional[Quantity] = None
     rto_max: Optional[Quantity] = None
     clock_granularity: Optional[Quantity] = None
+    clock_tick: Optional[Quantity] = None
     fast_retransmit: Optional[bool] = None
     limited_transmit: Optional[bool] = None
     dupthresh: Optional[int] = None
@@ -107,9 +177,16 @@ class Tcp:
 
 @dataclass
 class Flow:
-    """One TCP connection (or `count` identical ones); `size=None` means a bulk flow that never ends."""
+    """One TCP connection (or `count` identical ones); `size=None` means a bulk flow that never ends.
 
-    algorithm: str = "newreno"
+    `count` flows start every `interval` from `start` (`arrivals="poisson"`: exponential gaps of
+    mean `interval`), or at the times listed in `starts` (which replaces start and count).
+    `algorithm=None` takes the scenario's `algorithm` (newreno by default).
+    `direction="reverse"` sends the data from the receivers' side. `class_` labels the flow in
+    the summary's per-class metrics (the algorithm's name by default).
+    """
+
+    algorithm: Optional[str] = None
     size: Optional[Quantity] = None
     start: Quantity = "0s"
     params: Dict[str, float] = field(default_factory=dict)
@@ -117,6 +194,71 @@ class Flow:
     tcp: Optional[Tcp] = None
     access_rate: Optional[Quantity] = None
     access_delay: Optional[Quantity] = None
+    class_: Optional[str] = None
+    direction: Optional[str] = None
+    host: Optional[int] = None
+    interval: Optional[Quantity] = None
+    arrivals: Optional[str] = None
+    starts: Optional[List[Quantity]] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _set_fields(self)
+        if self.starts is not None:
+            d.pop("start", None)
+            d.pop("count", None)
+        return d
+
+
+@dataclass
+class Udp:
+    """A UDP source sending `packet_size`-byte datagrams at `rate` (IP bytes, like a link rate).
+
+    With `on` and `off` it alternates on and off periods, of fixed lengths or (`on_off=
+    "exponential"`) exponentially distributed with those means. `stop=None` sends until the
+    scenario's duration.
+    """
+
+    rate: Quantity = "1Mbps"
+    packet_size: Optional[int] = None
+    start: Optional[Quantity] = None
+    stop: Optional[Quantity] = None
+    on: Optional[Quantity] = None
+    off: Optional[Quantity] = None
+    on_off: Optional[str] = None
+    direction: Optional[str] = None
+    host: Optional[int] = None
+    class_: Optional[str] = None
+    count: Optional[int] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
+class Web:
+    """Web sessions of pages of objects (ns-2 PagePool/WebTraf), each object one TCP flow.
+
+    Defaults are the Jump Start paper's (section IV-A): 50 sessions 5 ms apart, 5 pages each,
+    Pareto II objects per page (mean 4, shape 1.5) and packets per object (mean 4, shape 1.2),
+    exponential gaps between objects (mean 50 ms) and pages (mean 500 ms).
+    """
+
+    sessions: Optional[int] = None
+    session_interval: Optional[Quantity] = None
+    start: Optional[Quantity] = None
+    pages: Optional[int] = None
+    page_objects_mean: Optional[float] = None
+    page_objects_shape: Optional[float] = None
+    page_interval: Optional[Quantity] = None
+    object_packets_mean: Optional[float] = None
+    object_packets_shape: Optional[float] = None
+    object_interval: Optional[Quantity] = None
+    algorithm: Optional[str] = None
+    params: Dict[str, float] = field(default_factory=dict)
+    tcp: Optional[Tcp] = None
+    direction: Optional[str] = None
+    host: Optional[int] = None
+    class_: Optional[str] = None
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)
@@ -145,6 +287,10 @@ class Scenario:
 
     network: Dumbbell = field(default_factory=Dumbbell)
     flows: List[Flow] = field(default_factory=list)
+    udp: List[Udp] = field(default_factory=list)
+    web: List[Web] = field(default_factory=list)
+    algorithm: Optional[str] = None
+    """Algorithm of the flows and web workloads that name none (newreno when unset)."""
     tcp: Optional[Tcp] = None
     duration: Optional[Quantity] = None
     seed: int = 1
@@ -162,12 +308,16 @@ class Scenario:
     def from_dict(cls, d: dict[str, Any]) -> Scenario:
         """Builds the objects from the TOML/JSON shape; the core checks `d` first."""
         validate(d)
-        flows = [
-            Flow(**{**f, "tcp": Tcp(**f["tcp"]) if "tcp" in f else None}) for f in d["flows"]
-        ]
+
+        def with_tcp(kind: Any, t: dict[str, Any]) -> Any:
+            return kind(**{**_from_toml_names(t), "tcp": Tcp(**t["tcp"]) if "tcp" in t else None})
+
         return cls(
             network=Dumbbell(**d["network"]),
-            flows=flows,
+            flows=[with_tcp(Flow, f) for f in d.get("flows", [])],
+            udp=[Udp(**_from_toml_names(u)) for u in d.get("udp", [])],
+            web=[with_tcp(Web, w) for w in d.get("web", [])],
+            algorithm=d.get("algorithm"),
             tcp=Tcp(**d["tcp"]) if "tcp" in d else None,
             duration=d.get("duration"),
             seed=d.get("seed", 1),

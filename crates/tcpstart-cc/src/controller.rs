@@ -43,6 +43,12 @@ pub trait CongestionControl: Send {
     fn partial_ack_policy(&self) -> PartialAckPolicy {
         PartialAckPolicy::StayInRecovery
     }
+    /// Asked after every ACK: true makes the sender's delivery-rate estimator mark the data now
+    /// in flight application-limited, so deliberately low-rate samples do not count as path
+    /// bandwidth (Linux BBR sets `tp->app_limited` this way in PROBE_RTT).
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
     /// A mark the sender puts on the segment starting at `seq`, read by a receiver-side hook
     /// (e.g. First/Second of a packet pair). 0 means unmarked.
     fn segment_mark(&mut self, _seq: u64) -> u8 {

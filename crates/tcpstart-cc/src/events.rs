@@ -28,6 +28,8 @@ pub struct SentEvent {
     pub is_retransmission: bool,
     /// Bytes in flight after this segment was sent.
     pub bytes_in_flight: u64,
+    /// The delivery-rate estimator marks the connection application-limited (Linux `tp->app_limited`).
+    pub app_limited: bool,
 }
 
 /// Timestamp fields of an arriving ACK, in the clock units of each end (RFC 7323).
@@ -67,6 +69,54 @@ pub struct AckEvent {
     pub timestamps: Option<AckTimestamps>,
     /// Value a receiver-side algorithm part echoed in this ACK (see [`crate::ReceiverHook`]).
     pub receiver_echo: Option<u64>,
+    /// The sender's delivery-rate sample for this ACK (`None` when the ACK delivered nothing).
+    pub rate: Option<RateSample>,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation, Linux `tcp_rate.c`):
+/// what the network delivered between the send of the newest (S)ACKed segment's predecessor
+/// snapshot and this ACK. Sizes are bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Bytes delivered over `interval` (connection delivered count now minus `prior_delivered`).
+    pub delivered: u64,
+    /// max(`send_elapsed`, `ack_elapsed`). `None` when the sample is invalid: no snapshot, or an
+    /// interval shorter than the minimum RTT (Linux `interval_us = -1`).
+    pub interval: Option<Duration>,
+    pub send_elapsed: Duration,
+    pub ack_elapsed: Duration,
+    /// Delivered count and its time when the newest (S)ACKed segment was sent.
+    pub prior_delivered: u64,
+    pub prior_time: Instant,
+    /// RTT of the most recently sent segment this ACK (S)ACKed, by Karn's rule, or from the
+    /// timestamp echo when no such segment exists (Linux `rs->rtt_us`).
+    pub rtt: Option<Duration>,
+    /// The newest (S)ACKed segment was sent while the sender was application-limited.
+    pub is_app_limited: bool,
+    /// The newest (S)ACKed segment was a retransmission.
+    pub is_retrans: bool,
+    /// Bytes newly marked lost while processing this ACK.
+    pub losses: u64,
+    /// Bytes newly (S)ACKed by this ACK (a duplicate ACK without SACK counts one segment, as in Linux).
+    pub acked_sacked: u64,
+    /// Connection totals after this ACK: bytes delivered, bytes ever marked lost, and the time
+    /// the delivered count last grew (Linux `tp->delivered`, `tp->lost`, `tp->delivered_mstamp`).
+    pub total_delivered: u64,
+    pub total_lost: u64,
+    pub delivered_time: Instant,
+    /// Without SACK: bytes counted as delivered for duplicate ACKs and not yet covered by the
+    /// cumulative ACK (Linux's Reno `sacked_out`); subtract from `bytes_in_flight` for Linux's
+    /// `tcp_packets_in_flight`. The sender's RFC 5681 / 6582 window inflation grows and shrinks
+    /// by the same amounts, so a controller that sizes cwnd from this in-flight value, as Linux
+    /// does, gets Linux's effective limit. Always 0 with SACK.
+    pub dupack_credit: u64,
+}
+
+impl RateSample {
+    /// Delivery rate in bytes per second, for a valid sample.
+    pub fn delivery_rate(&self) -> Option<f64> {
+        self.interval.filter(|i| !i.is_zero()).map(|i| self.delivered as f64 / i.as_secs_f64())
+    }
 }
 
 /// Loss detected by duplicate ACKs or SACK: the sender enters fast recovery.

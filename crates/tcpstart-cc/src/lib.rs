@@ -4,15 +4,32 @@
 //! current [`Instant`]) and reads back a window and an optional pacing rate. Each algorithm lives
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
+pub mod bbr;
+pub mod bic;
 pub mod controller;
+pub mod cubic;
+pub mod ehstcp;
+pub mod ess;
 pub mod events;
+pub mod highspeed;
+pub mod hystart;
+pub mod hystartpp;
+pub mod jump_start;
+pub mod modified_swift_start;
+pub mod paced_start;
+pub mod pacing_only;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
+pub mod scalable;
+pub mod stopeg;
+pub mod swift_start;
 pub mod time;
 
 pub use controller::{CongestionControl, PartialAckPolicy};
-pub use events::{AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+pub use events::{
+    AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RateSample, RecoveryExitEvent, RtoEvent, SentEvent,
+};
 pub use receiver::{ReceiverHook, SegmentArrival};
 pub use registry::{
     algorithms, build, build_receiver_hook, AlgorithmInfo, CcConfig, ParamError, ParamSpec, Params, Registration,

@@ -8,7 +8,10 @@ use serde::Serialize;
 
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
-use crate::reno;
+use crate::{
+    bbr, bic, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start, pacing_only, reno, scalable,
+    stopeg, swift_start,
+};
 
 /// One tunable parameter of an algorithm.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -65,7 +68,27 @@ pub struct Registration {
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.
-pub const REGISTRATIONS: &[&Registration] = &[&reno::RENO, &reno::NEWRENO];
+pub const REGISTRATIONS: &[&Registration] = &[
+    &reno::RENO,
+    &reno::NEWRENO,
+    &hystartpp::RENO_HYSTARTPP,
+    &hystartpp::NEWRENO_HYSTARTPP,
+    &cubic::CUBIC,
+    &cubic::CUBIC_NOHYSTART,
+    &hystartpp::CUBIC_HYSTARTPP,
+    &bbr::BBR,
+    &highspeed::HIGHSPEED,
+    &scalable::SCALABLE,
+    &bic::BIC,
+    &ehstcp::EHSTCP,
+    &ess::ESS,
+    &jump_start::JUMP_START,
+    &stopeg::STOPEG,
+    &swift_start::SWIFT_START,
+    &swift_start::SWIFT_START_BBN,
+    &pacing_only::PACING_ONLY,
+    &modified_swift_start::MODIFIED_SWIFT_START,
+];
 
 const ALGORITHMS: &[AlgorithmInfo] = &{
     let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];

@@ -16,12 +16,18 @@
 //! - congestion avoidance: with L = 1, cwnd += SMSS x SMSS / cwnd per ACK (RFC 5681 eq. 3); with
 //!   byte counting (L != 1), cwnd += SMSS each time a window's worth of bytes has been acked
 //!   (RFC 3465 section 2.1).
+//!
+//! With [`HyStartPlusPlus`] attached (`reno+hystartpp`, `newreno+hystartpp`, registered in
+//! `hystartpp.rs`) the slow-start growth computed above is handed to it per ACK, and it decides
+//! whether that growth applies in full, divided (Conservative Slow Start), or slow start ends.
 
 use crate::controller::{CongestionControl, PartialAckPolicy};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
+use crate::hystartpp::{HyStartPlusPlus, Phase, SlowStartStep};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 
-const ABC: ParamSpec = ParamSpec {
+/// Shared with the algorithms that run Reno below their low window (HighSpeed, Scalable, BIC).
+pub const ABC: ParamSpec = ParamSpec {
     name: "abc",
     default: 1.0,
     min: 0.0,
@@ -52,23 +58,55 @@ pub const NEWRENO: Registration = Registration {
     receiver_hook: None,
 };
 
+/// The window accessors of a controller that keeps its window in an embedded [`Reno`] field
+/// `reno` (start-up algorithms that hand over to Reno's AIMD). With `phase_and_recovery_exit`,
+/// the phase and the end of recovery are Reno's as well.
+macro_rules! window_from_reno {
+    (phase_and_recovery_exit) => {
+        $crate::reno::window_from_reno!();
+        fn phase(&self) -> &'static str {
+            self.reno.phase()
+        }
+        fn on_recovery_exit(&mut self, ev: &$crate::events::RecoveryExitEvent) {
+            self.reno.on_recovery_exit(ev);
+        }
+    };
+    () => {
+        fn cwnd(&self) -> u64 {
+            self.reno.cwnd()
+        }
+        fn ssthresh(&self) -> u64 {
+            self.reno.ssthresh()
+        }
+        fn partial_ack_policy(&self) -> $crate::controller::PartialAckPolicy {
+            self.reno.partial_ack_policy()
+        }
+    };
+}
+pub(crate) use window_from_reno;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenoVariant {
     Reno,
     NewReno,
 }
 
+/// Reno's window state and arithmetic. HighSpeed, Scalable and BIC embed one: they share its slow
+/// start, its recovery and timeout bookkeeping and its congestion avoidance below their low window,
+/// and replace only the increase above it and the decrease factor.
 #[derive(Clone, Debug)]
 pub struct Reno {
     variant: RenoVariant,
-    mss: u64,
+    pub(crate) mss: u64,
     /// RFC 3465 limit L in segments; 0 = unlimited.
     abc: u64,
-    cwnd: u64,
-    ssthresh: u64,
+    pub(crate) cwnd: u64,
+    pub(crate) ssthresh: u64,
     /// Bytes acknowledged in congestion avoidance since cwnd last grew (byte counting).
     bytes_acked_in_ca: u64,
-    in_recovery: bool,
+    pub(crate) in_recovery: bool,
+    /// HyStart++ in front of the initial slow start, when attached.
+    hystartpp: Option<HyStartPlusPlus>,
 }
 
 impl Reno {
@@ -81,10 +119,24 @@ impl Reno {
             ssthresh: initial_ssthresh,
             bytes_acked_in_ca: 0,
             in_recovery: false,
+            hystartpp: None,
         }
     }
 
-    fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
+    pub fn with_hystartpp(mut self, h: HyStartPlusPlus) -> Self {
+        self.hystartpp = Some(h);
+        self
+    }
+
+    /// Replaces the window, for start-up algorithms that run their own first phase and hand over
+    /// to Reno's arithmetic afterwards (cwnd at least one segment, ssthresh at least two).
+    pub fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd.max(self.mss);
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.bytes_acked_in_ca = 0;
+    }
+
+    pub(crate) fn from_params(variant: RenoVariant, p: &Params, cfg: &CcConfig) -> Self {
         Reno::new(variant, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh, p["abc"] as u64)
     }
 
@@ -93,58 +145,111 @@ impl Reno {
         (flight_size / 2).max(2 * self.mss)
     }
 
-    fn slow_start(&mut self, bytes_acked: u64) -> u64 {
+    /// `bytes_acked` is 0 for an ACK that may not grow the window (it still counts for HyStart++).
+    pub(crate) fn slow_start(&mut self, ev: &AckEvent, bytes_acked: u64) -> u64 {
         let limit = if self.abc == 0 { u64::MAX } else { self.abc * self.mss };
+        let mut increment = bytes_acked.min(limit);
+        if let Some(h) = self.hystartpp.as_mut() {
+            match h.on_ack(ev, increment, self.mss) {
+                SlowStartStep::Grow(n) => increment = n,
+                SlowStartStep::ExitSlowStart => {
+                    self.ssthresh = self.cwnd.max(2 * self.mss);
+                    return bytes_acked;
+                }
+            }
+        }
         let room = self.ssthresh.saturating_sub(self.cwnd);
-        let grow = bytes_acked.min(limit).min(room);
+        let grow = increment.min(room);
         self.cwnd += grow;
         // What slow start did not use is carried into congestion avoidance (Linux tcp_slow_start).
-        if grow < bytes_acked.min(limit) {
+        if grow < increment {
             bytes_acked - grow
         } else {
             0
         }
     }
 
-    fn congestion_avoidance(&mut self, bytes_acked: u64) {
-        if bytes_acked == 0 {
-            return;
-        }
+    pub(crate) fn congestion_avoidance(&mut self, bytes_acked: u64) {
         if self.abc == 1 {
             self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
         } else {
-            self.bytes_acked_in_ca += bytes_acked;
-            while self.bytes_acked_in_ca >= self.cwnd {
-                self.bytes_acked_in_ca -= self.cwnd;
-                self.cwnd += self.mss;
-            }
+            self.additive_increase(bytes_acked, self.cwnd);
+        }
+    }
+
+    /// Linux `tcp_cong_avoid_ai` in bytes: adds `credit` to the counter and one segment to cwnd
+    /// for every `per` bytes of counter (Reno: per = cwnd, so one segment per window).
+    pub(crate) fn additive_increase(&mut self, credit: u64, per: u64) {
+        self.bytes_acked_in_ca += credit;
+        let per = per.max(1);
+        self.cwnd += self.bytes_acked_in_ca / per * self.mss;
+        self.bytes_acked_in_ca %= per;
+    }
+
+    /// The growth step the loss-based algorithms share: none in recovery, on duplicate ACKs or when
+    /// not cwnd-limited; slow start below ssthresh; then `avoid` with the acknowledged bytes slow
+    /// start did not use (Linux `tcp_slow_start` hands the rest to congestion avoidance likewise).
+    pub(crate) fn grow(&mut self, ev: &AckEvent, avoid: impl FnOnce(&mut Reno, u64)) {
+        if self.in_recovery || ev.bytes_acked == 0 {
+            return;
+        }
+        // An ACK that is not cwnd-limited grows nothing but still counts for HyStart++'s rounds.
+        let usable = if ev.cwnd_limited { ev.bytes_acked } else { 0 };
+        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev, usable) } else { usable };
+        if self.cwnd >= self.ssthresh && leftover > 0 {
+            avoid(self, leftover);
+        }
+    }
+
+    /// Fast recovery entry with the algorithm's new ssthresh (at least two segments).
+    pub(crate) fn enter_recovery(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.cwnd = self.ssthresh;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = true;
+        if let Some(h) = self.hystartpp.as_mut() {
+            h.stop();
+        }
+    }
+
+    /// Retransmission timeout: cwnd falls to one segment; ssthresh takes `ssthresh` on the first
+    /// timeout only (RFC 5681 section 3.1: later ones would compute it from a collapsed window).
+    pub(crate) fn timeout(&mut self, ev: &RtoEvent, ssthresh: u64) {
+        // RFC 5681 section 3.1: after repeated timeouts FlightSize would shrink ssthresh further; the
+        // RFC keeps the value from the first timeout. A timeout during fast recovery keeps the
+        // ssthresh the recovery set when that is lower, as Linux does (tcp_enter_loss recomputes it
+        // only outside recovery): FlightSize then still counts the SACKed data above the holes
+        // and would raise ssthresh after the stronger congestion signal. RFC 5681 asks for "no
+        // more than" FlightSize / 2, which the smaller value satisfies.
+        if ev.consecutive <= 1 {
+            let fresh = ssthresh.max(2 * self.mss);
+            self.ssthresh = if self.in_recovery { self.ssthresh.min(fresh) } else { fresh };
+        }
+        self.cwnd = self.mss;
+        self.bytes_acked_in_ca = 0;
+        self.in_recovery = false;
+        if let Some(h) = self.hystartpp.as_mut() {
+            h.stop();
         }
     }
 }
 
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
-        match self.variant {
-            RenoVariant::Reno => "reno",
-            RenoVariant::NewReno => "newreno",
+        match (self.variant, self.hystartpp.is_some()) {
+            (RenoVariant::Reno, false) => "reno",
+            (RenoVariant::NewReno, false) => "newreno",
+            (RenoVariant::Reno, true) => "reno+hystartpp",
+            (RenoVariant::NewReno, true) => "newreno+hystartpp",
         }
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        if self.in_recovery || ev.bytes_acked == 0 || !ev.cwnd_limited {
-            return;
-        }
-        let leftover = if self.cwnd < self.ssthresh { self.slow_start(ev.bytes_acked) } else { ev.bytes_acked };
-        if self.cwnd >= self.ssthresh {
-            self.congestion_avoidance(leftover);
-        }
+        self.grow(ev, |r, bytes| r.congestion_avoidance(bytes));
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent) {
-        self.ssthresh = self.halved(ev.flight_size);
-        self.cwnd = self.ssthresh;
-        self.bytes_acked_in_ca = 0;
-        self.in_recovery = true;
+        self.enter_recovery(self.halved(ev.flight_size));
     }
 
     fn on_recovery_exit(&mut self, _ev: &RecoveryExitEvent) {
@@ -156,19 +261,7 @@ impl CongestionControl for Reno {
     }
 
     fn on_rto(&mut self, ev: &RtoEvent) {
-        // RFC 5681 section 3.1: after repeated timeouts FlightSize would shrink ssthresh further; the
-        // RFC keeps the value from the first timeout. A timeout during fast recovery keeps the
-        // ssthresh the recovery set when that is lower, as Linux does (tcp_enter_loss recomputes it
-        // only outside recovery): FlightSize then still counts the SACKed data above the holes
-        // and would raise ssthresh after the stronger congestion signal. RFC 5681 asks for "no
-        // more than" FlightSize / 2, which the smaller value satisfies.
-        if ev.consecutive <= 1 {
-            let halved = self.halved(ev.flight_size);
-            self.ssthresh = if self.in_recovery { self.ssthresh.min(halved) } else { halved };
-        }
-        self.cwnd = self.mss;
-        self.bytes_acked_in_ca = 0;
-        self.in_recovery = false;
+        self.timeout(ev, self.halved(ev.flight_size));
     }
 
     fn cwnd(&self) -> u64 {
@@ -181,7 +274,10 @@ impl CongestionControl for Reno {
         if self.in_recovery {
             "recovery"
         } else if self.cwnd < self.ssthresh {
-            "slow_start"
+            match self.hystartpp.as_ref().map(HyStartPlusPlus::phase) {
+                Some(Phase::Conservative) => "conservative_slow_start",
+                _ => "slow_start",
+            }
         } else {
             "congestion_avoidance"
         }
@@ -194,16 +290,75 @@ impl CongestionControl for Reno {
     }
 }
 
+/// The part of a Reno-family algorithm that differs from Reno when that is only congestion
+/// avoidance and the decrease (HighSpeed, Scalable); [`Aimd`] supplies the rest.
+pub trait AimdRule: Send {
+    const NAME: &'static str;
+    /// Congestion avoidance for one ACK, given the bytes it acknowledged beyond slow start.
+    fn avoid(&self, r: &mut Reno, bytes_acked: u64);
+    /// ssthresh after a loss (or the first timeout) at the current window.
+    fn decreased(&self, r: &Reno) -> u64;
+}
+
+/// Reno's slow start, recovery and timeout around an [`AimdRule`]; phases as Reno's.
+#[derive(Clone, Debug)]
+pub struct Aimd<R> {
+    pub(crate) reno: Reno,
+    pub(crate) rule: R,
+}
+
+impl<R: AimdRule> Aimd<R> {
+    pub fn new(reno: Reno, rule: R) -> Self {
+        Aimd { reno, rule }
+    }
+}
+
+impl<R: AimdRule> CongestionControl for Aimd<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let rule = &self.rule;
+        self.reno.grow(ev, |r, bytes| rule.avoid(r, bytes));
+    }
+    fn on_congestion(&mut self, _ev: &CongestionEvent) {
+        self.reno.enter_recovery(self.rule.decreased(&self.reno));
+    }
+    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
+        self.reno.on_recovery_exit(ev);
+    }
+    fn on_rto(&mut self, ev: &RtoEvent) {
+        self.reno.timeout(ev, self.rule.decreased(&self.reno));
+    }
+    fn cwnd(&self) -> u64 {
+        self.reno.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.reno.ssthresh
+    }
+    fn phase(&self) -> &'static str {
+        self.reno.phase()
+    }
+}
+
+/// Test helpers for the Reno family.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use crate::events::AckEvent;
     use crate::time::Instant;
 
-    const MSS: u64 = 1000;
-
-    fn ack(bytes: u64) -> AckEvent {
+    /// A window-limited ACK of `bytes` new bytes at time zero.
+    pub fn ack(bytes: u64) -> AckEvent {
         AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::ack;
+    use super::*;
+
+    const MSS: u64 = 1000;
 
     #[test]
     fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {

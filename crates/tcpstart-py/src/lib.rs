@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use tcpstart_sim::{scenario, ScenarioError};
 
@@ -24,52 +24,86 @@ fn algorithms() -> String {
     serde_json::to_string(tcpstart_cc::algorithms()).expect("the registry serialises")
 }
 
-fn names(indices: &[u32], names: &[String]) -> Vec<String> {
-    indices.iter().map(|&i| names.get(i as usize).cloned().unwrap_or_default()).collect()
+/// A numeric column as its raw bytes with a numpy type code: Python views it in one copy,
+/// instead of building one Python object per value.
+fn numeric<'py, T: bytemuck::Pod>(py: Python<'py>, code: &str, values: &[T]) -> (String, Bound<'py, PyBytes>) {
+    (code.to_string(), PyBytes::new(py, bytemuck::cast_slice(values)))
+}
+
+/// A text column, dictionary-encoded: u32 codes into a short list of distinct strings.
+fn text<'py>(py: Python<'py>, values: impl Iterator<Item = &'py str>) -> PyResult<Bound<'py, PyTuple>> {
+    let mut categories: Vec<&str> = Vec::new();
+    let codes: Vec<u32> = values
+        .map(|v| match categories.iter().position(|c| *c == v) {
+            Some(i) => i as u32,
+            None => {
+                categories.push(v);
+                categories.len() as u32 - 1
+            }
+        })
+        .collect();
+    PyTuple::new(
+        py,
+        [
+            PyString::new(py, "str").into_any(),
+            numeric(py, "u4", &codes).1.into_any(),
+            PyList::new(py, categories)?.into_any(),
+        ],
+    )
+}
+
+fn link_names<'py>(py: Python<'py>, indices: &[u32], names: &'py [String]) -> PyResult<Bound<'py, PyTuple>> {
+    text(py, indices.iter().map(|&i| names.get(i as usize).map_or("", String::as_str)))
 }
 
 /// Runs a scenario; returns {"summary": json, "flows": columns, "queues": columns,
-/// "packets": columns or None, "pcaps": {link: bytes}}.
+/// "packets": columns or None, "pcaps": {link: bytes}, "core_seconds": wall time of the simulation}.
+/// A column is (numpy type code, bytes) or ("str", u32 codes as bytes, distinct strings).
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
     let s = scenario::from_json(scenario_json).map_err(user_error)?;
+    let started = std::time::Instant::now();
     let out = py.allow_threads(|| tcpstart_sim::run(s));
+    let core_seconds = started.elapsed().as_secs_f64();
     let result = PyDict::new(py);
+    // Kept out of the summary, which must be identical from run to run.
+    result.set_item("core_seconds", core_seconds)?;
     result.set_item("summary", out.summary.to_string())?;
 
     let f = &out.flows;
     let flows = PyDict::new(py);
-    flows.set_item("t", &f.t)?;
-    flows.set_item("flow", &f.flow)?;
-    flows.set_item("cwnd", &f.cwnd)?;
-    flows.set_item("ssthresh", &f.ssthresh)?;
-    flows.set_item("inflight", &f.inflight)?;
-    flows.set_item("srtt", &f.srtt)?;
-    flows.set_item("rtt", &f.rtt)?;
-    flows.set_item("pacing_rate", &f.pacing_rate)?;
-    flows.set_item("delivered", &f.delivered)?;
-    flows.set_item("retransmissions", &f.retransmissions)?;
-    flows.set_item("phase", &f.phase)?;
+    flows.set_item("t", numeric(py, "f8", &f.t))?;
+    flows.set_item("flow", numeric(py, "u4", &f.flow))?;
+    flows.set_item("cwnd", numeric(py, "u8", &f.cwnd))?;
+    flows.set_item("ssthresh", numeric(py, "u8", &f.ssthresh))?;
+    flows.set_item("inflight", numeric(py, "u8", &f.inflight))?;
+    flows.set_item("srtt", numeric(py, "f8", &f.srtt))?;
+    flows.set_item("rtt", numeric(py, "f8", &f.rtt))?;
+    flows.set_item("pacing_rate", numeric(py, "f8", &f.pacing_rate))?;
+    flows.set_item("delivered", numeric(py, "u8", &f.delivered))?;
+    flows.set_item("retransmissions", numeric(py, "u8", &f.retransmissions))?;
+    flows.set_item("phase", text(py, f.phase.iter().copied())?)?;
     result.set_item("flows", flows)?;
 
     let q = &out.queues;
     let queues = PyDict::new(py);
-    queues.set_item("t", &q.t)?;
-    queues.set_item("link", names(&q.link, &out.link_names))?;
-    queues.set_item("packets", &q.packets)?;
-    queues.set_item("bytes", &q.bytes)?;
+    queues.set_item("t", numeric(py, "f8", &q.t))?;
+    queues.set_item("link", link_names(py, &q.link, &out.link_names)?)?;
+    queues.set_item("packets", numeric(py, "u8", &q.packets))?;
+    queues.set_item("bytes", numeric(py, "u8", &q.bytes))?;
+    queues.set_item("sojourn", numeric(py, "f8", &q.sojourn))?;
     result.set_item("queues", queues)?;
 
     match &out.packets {
         Some(p) => {
             let packets = PyDict::new(py);
-            packets.set_item("t", &p.t)?;
-            packets.set_item("flow", &p.flow)?;
-            packets.set_item("event", &p.event)?;
-            packets.set_item("seq", &p.seq)?;
-            packets.set_item("ack", &p.ack)?;
-            packets.set_item("len", &p.len)?;
-            packets.set_item("link", names(&p.link, &out.link_names))?;
+            packets.set_item("t", numeric(py, "f8", &p.t))?;
+            packets.set_item("flow", numeric(py, "u4", &p.flow))?;
+            packets.set_item("event", text(py, p.event.iter().copied())?)?;
+            packets.set_item("seq", numeric(py, "u8", &p.seq))?;
+            packets.set_item("ack", numeric(py, "u8", &p.ack))?;
+            packets.set_item("len", numeric(py, "u4", &p.len))?;
+            packets.set_item("link", link_names(py, &p.link, &out.link_names)?)?;
             result.set_item("packets", packets)?;
         }
         None => result.set_item("packets", py.None())?,

@@ -1,5 +1,9 @@
 //! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
 //! instant run in the order they were scheduled and every run is deterministic.
+//!
+//! The heap stays small: packets in propagation wait in their link's FIFO (see
+//! [`crate::link::Link::propagate`]), with only each link's head on the heap, so its size grows
+//! with the number of links and flows rather than with the packets in flight.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -14,9 +18,9 @@ pub enum Event {
     TransmitDone {
         link: u32,
     },
-    /// A packet reached the far end of a link after its propagation delay.
+    /// The packet at the head of a link's propagation pipe reached the far end of the link.
     Arrive {
-        slot: u32,
+        link: u32,
     },
     FlowStart {
         flow: u32,
@@ -24,6 +28,15 @@ pub enum Event {
     Timer {
         flow: u32,
         timer: TimerKind,
+    },
+    /// A UDP source sends its next datagram.
+    UdpSend {
+        source: u32,
+    },
+    /// An ACK-compression element in front of `link` releases the batch of `flow`.
+    AckRelease {
+        link: u32,
+        flow: u32,
     },
 }
 
@@ -55,9 +68,22 @@ impl EventQueue {
 
     /// Schedules `ev` at `at`; times in the past are a simulator bug.
     pub fn schedule(&mut self, at: Instant, ev: Event) {
-        assert!(at >= self.now, "event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
-        self.heap.push(Reverse((at, self.next_seq, ev)));
+        let seq = self.reserve();
+        self.schedule_reserved(at, seq, ev);
+    }
+
+    /// Takes the next place in the order of same-time events, for an event that is put on the
+    /// heap later: a link keeps the packets it propagates in a FIFO of its own and only its head
+    /// is on the heap, yet every packet keeps the place it would have had on the heap itself.
+    pub fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedules `ev` at `at` in the place `seq` taken earlier with [`EventQueue::reserve`].
+    pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
+        assert!(at >= self.now, "event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
+        self.heap.push(Reverse((at, seq, ev)));
     }
 
     pub fn pop(&mut self) -> Option<(Instant, Event)> {
@@ -93,6 +119,16 @@ mod tests {
             ]
         );
         assert_eq!(q.now(), Instant(20));
+    }
+
+    #[test]
+    fn reserved_places_keep_their_order_among_ties() {
+        let mut q = EventQueue::default();
+        let early = q.reserve();
+        q.schedule(Instant(10), Event::FlowStart { flow: 1 });
+        q.schedule_reserved(Instant(10), early, Event::FlowStart { flow: 0 });
+        assert_eq!(q.pop(), Some((Instant(10), Event::FlowStart { flow: 0 })));
+        assert_eq!(q.pop(), Some((Instant(10), Event::FlowStart { flow: 1 })));
     }
 
     #[test]

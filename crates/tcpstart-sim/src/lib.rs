@@ -4,9 +4,11 @@
 //! There is no global state, so any number of simulations can run side by side in one process,
 //! and the same scenario and seed always give the same output.
 
+pub mod ack_compression;
 pub mod error;
 pub mod event;
 pub mod link;
+pub mod metrics;
 pub mod output;
 pub mod packet;
 pub mod pcap;
@@ -17,6 +19,7 @@ pub mod sim;
 pub mod tcp;
 pub mod topology;
 pub mod trace;
+pub mod traffic;
 pub mod units;
 
 pub use error::ScenarioError;

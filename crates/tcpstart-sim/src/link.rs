@@ -1,13 +1,17 @@
-//! A one-way link: a queue, a transmitter that serialises one packet at a time at the link rate,
-//! and a propagation delay. Random loss, when set, drops packets as they leave the transmitter.
+//! A one-way link: an optional ACK-compression element, a queue discipline, a transmitter that
+//! serialises one packet at a time at the link rate (and no faster than the router's forwarding
+//! rate, when capped), and a propagation delay. Random loss and bit errors, when set, drop
+//! packets as they leave the transmitter.
 
 use core::time::Duration;
+use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 use tcpstart_cc::Instant;
 
-use crate::queue::{QueueDiscipline, Queued};
+use crate::ack_compression::AckCompressor;
+use crate::queue::{DropCause, QueueDiscipline, Queued};
 
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,18 +19,97 @@ pub enum Offer {
     /// The transmitter was idle: serialisation starts now and ends after this long.
     Transmitting(Duration),
     Queued,
-    Dropped,
+    Dropped(DropCause),
+}
+
+/// Losses a link adds on its own, after the queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Impairments {
+    /// Probability that a packet is lost, whatever its size.
+    pub loss: f64,
+    /// Bit-error rate: a packet of `b` bits is lost with probability `1 - (1 - ber)^b`.
+    pub ber: f64,
+    /// Router forwarding rate cap: at most this many packets per second enter the link.
+    pub max_pps: Option<f64>,
+}
+
+/// Sojourn times (queueing delay before transmission) of the packets a link sent: exact mean and
+/// maximum, and percentiles from a histogram with 20 logarithmic bins per decade from 1 us
+/// (each percentile is the upper edge of its bin: at most 12 % high).
+#[derive(Clone, Debug)]
+pub struct SojournStats {
+    pub count: u64,
+    sum_ns: f64,
+    pub max: Duration,
+    /// Bin 0: below 1 us; bin i: [10^((i-1)/20), 10^(i/20)) us; the last bin is open-ended.
+    bins: Vec<u64>,
+}
+
+const SOJOURN_BINS_PER_DECADE: f64 = 20.0;
+const SOJOURN_BINS: usize = 1 + 9 * 20;
+
+impl Default for SojournStats {
+    fn default() -> Self {
+        SojournStats { count: 0, sum_ns: 0.0, max: Duration::ZERO, bins: vec![0; SOJOURN_BINS] }
+    }
+}
+
+impl SojournStats {
+    pub fn record(&mut self, d: Duration) {
+        self.count += 1;
+        self.sum_ns += d.as_nanos() as f64;
+        self.max = self.max.max(d);
+        let us = d.as_nanos() as f64 / 1e3;
+        let bin = if us < 1.0 { 0 } else { 1 + (us.log10() * SOJOURN_BINS_PER_DECADE).floor() as usize };
+        self.bins[bin.min(SOJOURN_BINS - 1)] += 1;
+    }
+
+    pub fn mean(&self) -> Duration {
+        if self.count == 0 {
+            Duration::ZERO
+        } else {
+            Duration::from_nanos((self.sum_ns / self.count as f64).round() as u64)
+        }
+    }
+
+    /// The `q`-quantile (0 < q <= 1), never above the maximum seen.
+    pub fn quantile(&self, q: f64) -> Duration {
+        let rank = (q * self.count as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, n) in self.bins.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                if i == 0 {
+                    return self.max.min(Duration::from_micros(1));
+                }
+                let upper_us = 10f64.powf(i as f64 / SOJOURN_BINS_PER_DECADE);
+                return Duration::from_nanos((upper_us * 1e3) as u64).min(self.max);
+            }
+        }
+        self.max
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct LinkStats {
+    /// Packets offered to the queue (ACK-compression absorptions excluded).
+    pub arrivals: u64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Packets the queue discipline dropped, for any cause.
     pub drops: u64,
+    /// Arrivals that did not fit the buffer limit.
+    pub overflow_drops: u64,
+    /// AQM drops: RED's probabilistic drops and CoDel's.
+    pub early_drops: u64,
+    /// RED drops because the average was above its hard limit.
+    pub forced_drops: u64,
     pub random_losses: u64,
+    pub bit_errors: u64,
     pub busy: Duration,
     pub max_queue_packets: usize,
     pub max_queue_bytes: u64,
+    pub sojourn: SojournStats,
     /// Integral of the queue length in packets over time (packet-nanoseconds), for the mean.
     queue_area: f64,
     last_change: Instant,
@@ -40,16 +123,44 @@ impl LinkStats {
             self.queue_area / end.0 as f64
         }
     }
+
+    /// Fraction of the packets offered to the link that it lost: queue drops, random losses and
+    /// bit errors.
+    pub fn drop_rate(&self) -> f64 {
+        if self.arrivals == 0 {
+            0.0
+        } else {
+            (self.drops + self.random_losses + self.bit_errors) as f64 / self.arrivals as f64
+        }
+    }
+
+    fn count_drop(&mut self, cause: DropCause) {
+        self.drops += 1;
+        match cause {
+            DropCause::Overflow => self.overflow_drops += 1,
+            DropCause::Early => self.early_drops += 1,
+            DropCause::Forced => self.forced_drops += 1,
+        }
+    }
 }
 
 pub struct Link {
     pub name: String,
     pub rate_bps: f64,
     pub delay: Duration,
-    loss: f64,
+    impairments: Impairments,
+    /// Shortest time between two packets entering the link (the forwarding rate cap).
+    min_spacing: Duration,
     rng: Pcg64Mcg,
     queue: Box<dyn QueueDiscipline>,
+    /// ACK compression in front of the queue, if this router direction has it.
+    pub compressor: Option<AckCompressor>,
     transmitting: Option<Queued>,
+    /// Sojourn time of the packet most recently put on the transmitter.
+    pub last_sojourn: Option<Duration>,
+    /// Packets propagating, in order of arrival: (arrival time, event sequence, pool slot).
+    /// The delay is the same for all, so arrivals leave in the order they entered.
+    propagating: VecDeque<(Instant, u64, u32)>,
     pub stats: LinkStats,
 }
 
@@ -58,7 +169,7 @@ impl Link {
         name: String,
         rate_bps: f64,
         delay: Duration,
-        loss: f64,
+        impairments: Impairments,
         queue: Box<dyn QueueDiscipline>,
         seed: u128,
     ) -> Self {
@@ -66,16 +177,22 @@ impl Link {
             name,
             rate_bps,
             delay,
-            loss,
+            min_spacing: impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps)),
+            impairments,
             rng: Pcg64Mcg::new(seed | 1),
             queue,
+            compressor: None,
             transmitting: None,
+            last_sojourn: None,
+            propagating: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
 
+    /// Time the transmitter is busy with a packet: its serialisation at the link rate, or the
+    /// forwarding rate's packet spacing if that is longer.
     pub fn serialisation(&self, bytes: u32) -> Duration {
-        Duration::from_nanos((bytes as f64 * 8.0 * 1e9 / self.rate_bps).round() as u64)
+        Duration::from_nanos((bytes as f64 * 8.0 * 1e9 / self.rate_bps).round() as u64).max(self.min_spacing)
     }
 
     pub fn queue_packets(&self) -> usize {
@@ -91,21 +208,30 @@ impl Link {
         s.last_change = now;
     }
 
-    fn start(&mut self, pkt: Queued) -> Duration {
+    fn start(&mut self, now: Instant, pkt: Queued) -> Duration {
         let t = self.serialisation(pkt.bytes);
+        let sojourn = now - pkt.enqueued;
+        self.stats.sojourn.record(sojourn);
+        self.last_sojourn = Some(sojourn);
         self.transmitting = Some(pkt);
         self.stats.busy += t;
         t
     }
 
-    pub fn offer(&mut self, now: Instant, pkt: Queued) -> Offer {
-        if self.transmitting.is_none() {
-            return Offer::Transmitting(self.start(pkt));
-        }
+    /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
+    /// onto an idle link, so an AQM sees every arrival.
+    pub fn offer(&mut self, now: Instant, slot: u32, bytes: u32) -> Offer {
+        let pkt = Queued { slot, bytes, enqueued: now };
+        self.stats.arrivals += 1;
         self.account_queue(now);
-        if !self.queue.enqueue(pkt) {
-            self.stats.drops += 1;
-            return Offer::Dropped;
+        if let Some(cause) = self.queue.enqueue(now, pkt).drop_cause() {
+            self.stats.count_drop(cause);
+            return Offer::Dropped(cause);
+        }
+        if self.transmitting.is_none() {
+            // The queue was empty (the transmitter takes the head at once), so this is `pkt`.
+            let head = self.queue.dequeue(now, &mut Vec::new()).expect("the packet just queued");
+            return Offer::Transmitting(self.start(now, head));
         }
         let s = &mut self.stats;
         s.max_queue_packets = s.max_queue_packets.max(self.queue.len_packets());
@@ -113,23 +239,84 @@ impl Link {
         Offer::Queued
     }
 
-    /// The packet being serialised has left. Returns it, whether it survived random loss, and the
-    /// next packet with its serialisation time, if one was waiting.
-    pub fn finish(&mut self, now: Instant) -> (Queued, bool, Option<(Queued, Duration)>) {
+    /// The packet being serialised has left. Returns it, whether it survived random loss and bit
+    /// errors, and the next packet with its serialisation time, if one was waiting. Packets the
+    /// discipline dropped on the way out go to `dropped`.
+    pub fn finish(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> (Queued, bool, Option<(Queued, Duration)>) {
         let done = self.transmitting.take().expect("a transmission was in progress");
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += done.bytes as u64;
-        let survived = self.loss == 0.0 || self.rng.gen::<f64>() >= self.loss;
-        if !survived {
-            self.stats.random_losses += 1;
-        }
+        let survived = self.survives(done.bytes);
         self.account_queue(now);
-        let next = self.queue.dequeue().map(|p| (p, self.start(p)));
+        let before = dropped.len();
+        let next = self.queue.dequeue(now, dropped);
+        for _ in before..dropped.len() {
+            self.stats.count_drop(DropCause::Early);
+        }
+        let next = next.map(|p| (p, self.start(now, p)));
         (done, survived, next)
     }
 
-    /// Packets held by the link: queued plus the one on the transmitter.
+    /// Draws random loss, then bit errors; each draw only when its impairment is set, so a
+    /// link's loss pattern does not change when the other is switched on or off elsewhere.
+    fn survives(&mut self, bytes: u32) -> bool {
+        let imp = self.impairments;
+        if imp.loss > 0.0 && self.rng.gen::<f64>() < imp.loss {
+            self.stats.random_losses += 1;
+            return false;
+        }
+        if imp.ber > 0.0 {
+            // 1 - (1 - ber)^bits, computed without cancellation for tiny rates.
+            let p = -(8.0 * bytes as f64 * (-imp.ber).ln_1p()).exp_m1();
+            if self.rng.gen::<f64>() < p {
+                self.stats.bit_errors += 1;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Packets held by the link: in the ACK-compression element, queued, and on the transmitter.
     pub fn held_packets(&self) -> u64 {
-        self.queue.len_packets() as u64 + self.transmitting.is_some() as u64
+        self.compressor.as_ref().map_or(0, |c| c.holding())
+            + self.queue.len_packets() as u64
+            + self.transmitting.is_some() as u64
+    }
+
+    /// Starts a packet's propagation, to arrive at `at` in event order `seq`. Returns true when it
+    /// is the only packet propagating, so its arrival must be put on the event heap.
+    pub fn propagate(&mut self, at: Instant, seq: u64, slot: u32) -> bool {
+        debug_assert!(self.propagating.back().is_none_or(|&(t, s, _)| (t, s) < (at, seq)));
+        self.propagating.push_back((at, seq, slot));
+        self.propagating.len() == 1
+    }
+
+    /// The packet at the head of the pipe has arrived: returns its slot, and the arrival time and
+    /// event order of the next one, which then goes on the event heap.
+    pub fn arrived(&mut self) -> (u32, Option<(Instant, u64)>) {
+        let (_, _, slot) = self.propagating.pop_front().expect("an arrival was scheduled");
+        (slot, self.propagating.front().map(|&(t, s, _)| (t, s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sojourn_quantiles_come_within_a_bin_of_the_truth() {
+        let mut s = SojournStats::default();
+        for ms in 1..=100u64 {
+            s.record(Duration::from_millis(ms));
+        }
+        assert_eq!(s.mean(), Duration::from_micros(50_500));
+        assert_eq!(s.max, Duration::from_millis(100));
+        for (q, truth) in [(0.5, 50.0), (0.9, 90.0), (0.99, 99.0)] {
+            let got = s.quantile(q).as_secs_f64() * 1e3;
+            assert!(got >= truth && got <= truth * 1.125, "q {q}: {got} ms vs {truth} ms");
+        }
+        let mut zeros = SojournStats::default();
+        zeros.record(Duration::ZERO);
+        assert_eq!(zeros.quantile(0.5), Duration::ZERO);
     }
 }

@@ -7,6 +7,14 @@ use tcpstart_cc::Instant;
 use crate::sim::Simulation;
 use crate::trace::{FlowTrace, PacketTrace, QueueTrace};
 
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
 fn secs(t: Option<Instant>) -> Value {
     t.map_or(Value::Null, |t| json!(t.as_secs_f64()))
 }
@@ -17,6 +25,8 @@ pub struct Invariants {
     pub packets_created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// ACKs absorbed by ACK compression (merge mode).
+    pub merged: u64,
     /// Packets in links at the end, counted link by link.
     pub in_network: u64,
     /// Packets still stored in the pool (must equal `in_network`).
@@ -45,10 +55,13 @@ pub fn invariants(sim: &Simulation) -> Invariants {
         packets_created: c.created,
         delivered: c.delivered,
         dropped: c.dropped,
+        merged: c.merged,
         in_network,
         in_pool: sim.pool_live(),
         invalid_windows,
-        ok: c.created == c.delivered + c.dropped + in_network && in_network == sim.pool_live() && invalid_windows == 0,
+        ok: c.created == c.delivered + c.dropped + c.merged + in_network
+            && in_network == sim.pool_live()
+            && invalid_windows == 0,
     }
 }
 
@@ -69,10 +82,20 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
             let active = completion.unwrap_or_else(|| end - began).as_secs_f64();
             let goodput = if active > 0.0 { snd.bytes_acked() as f64 * 8.0 / active } else { 0.0 };
             let since_syn = |t: Option<Instant>| t.map(|t| Instant::ZERO + (t - began));
+            // A web object's `start` is its offset within its page; report when it really began.
+            let start = match f.page {
+                Some(_) => secs(st.syn_at),
+                None => json!(f.start.as_secs_f64()),
+            };
+            let data_drops = sim.flow_data_drops(i);
             json!({
                 "id": i,
                 "algorithm": f.algorithm,
-                "start": f.start.as_secs_f64(),
+                "class": f.class,
+                "direction": f.direction,
+                "host": f.host,
+                "start": start,
+                "started": st.syn_at.is_some(),
                 "size": f.size,
                 "completed": st.done_at.is_some(),
                 "completion_time": completion.map(|d| d.as_secs_f64()),
@@ -83,6 +106,8 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
                 "fast_recoveries": st.fast_recoveries,
                 "timeouts": st.timeouts,
                 "drops": sim.flow_drops(i),
+                "data_drops": data_drops,
+                "drop_rate": ratio(data_drops, st.segments_sent),
                 "max_cwnd": st.max_cwnd,
                 "ss_exit_time": secs(since_syn(st.slow_start_exit.map(|e| e.0))),
                 "ss_exit_cwnd": st.slow_start_exit.map(|e| e.1),
@@ -98,21 +123,71 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
         .map(|l| {
             let st = &l.stats;
             let capacity_bits = l.rate_bps * end.as_secs_f64();
+            let sojourn = &st.sojourn;
             json!({
                 "name": l.name,
                 "rate_bps": l.rate_bps,
                 "utilization": if capacity_bits > 0.0 { st.bytes_sent as f64 * 8.0 / capacity_bits } else { 0.0 },
+                "arrivals": st.arrivals,
                 "packets_sent": st.packets_sent,
                 "drops": st.drops,
+                "overflow_drops": st.overflow_drops,
+                "early_drops": st.early_drops,
+                "forced_drops": st.forced_drops,
                 "random_losses": st.random_losses,
+                "bit_errors": st.bit_errors,
+                "drop_rate": st.drop_rate(),
                 "max_queue_packets": st.max_queue_packets,
                 "max_queue_bytes": st.max_queue_bytes,
                 "mean_queue_packets": st.mean_queue_packets(end),
+                "sojourn": {
+                    "mean": sojourn.mean().as_secs_f64(),
+                    "p50": sojourn.quantile(0.5).as_secs_f64(),
+                    "p95": sojourn.quantile(0.95).as_secs_f64(),
+                    "p99": sojourn.quantile(0.99).as_secs_f64(),
+                    "max": sojourn.max.as_secs_f64(),
+                },
+                "ack_compression": l.compressor.as_ref().map(|c| json!({
+                    "mode": c.spec().mode,
+                    "interval": c.spec().interval.as_secs_f64(),
+                    "acks_held": c.stats.held,
+                    "acks_merged": c.stats.merged,
+                    "batches": c.stats.batches,
+                })),
             })
         })
         .collect();
+    let udp: Vec<Value> = sim
+        .udp
+        .iter()
+        .enumerate()
+        .map(|(j, u)| {
+            let st = &u.stats;
+            let from = u.spec.start.as_secs_f64();
+            let until = u.spec.stop.map_or(end.as_secs_f64(), |s| s.as_secs_f64().min(end.as_secs_f64()));
+            json!({
+                "id": s.flows.len() + j,
+                "class": u.spec.class,
+                "direction": u.spec.direction,
+                "host": u.spec.host,
+                "rate_bps": u.spec.rate_bps,
+                "sent_packets": st.sent_packets,
+                "sent_bytes": st.sent_bytes,
+                "delivered_packets": st.delivered_packets,
+                "delivered_bytes": st.delivered_bytes,
+                "lost_packets": st.lost_packets,
+                "loss_rate": ratio(st.lost_packets, st.sent_packets),
+                "goodput_bps": if until > from { st.delivered_bytes as f64 * 8.0 / (until - from) } else { 0.0 },
+            })
+        })
+        .collect();
+    let classes = crate::metrics::classes(&flows, &udp, end.as_secs_f64());
+    let fairness = crate::metrics::jain(flows.iter().filter_map(crate::metrics::started_goodput));
     json!({
         "flows": flows,
+        "udp": udp,
+        "classes": classes,
+        "jain_index": fairness,
         "links": links,
         "sim": { "end_time": end.as_secs_f64(), "events": sim.events_processed(), "seed": s.seed },
         "invariants": inv,

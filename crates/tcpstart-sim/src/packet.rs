@@ -1,5 +1,6 @@
 //! Packets as the simulator moves them: headers only, no payload bytes.
 
+use serde::Serialize;
 use tcpstart_cc::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -11,16 +12,39 @@ pub enum PacketKind {
     Data,
     /// A pure acknowledgement from the receiver.
     Ack,
+    /// A UDP datagram of a background source (`len` payload bytes).
+    Udp,
 }
 
-/// Which way a packet travels on its flow's path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which way a packet travels on its flow's path; for a flow or UDP source as a whole, which way
+/// its data goes (forward: from the senders' side of the dumbbell to the receivers' side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Direction {
-    /// Sender to receiver (SYN, data).
+    /// Sender to receiver (SYN, data, UDP datagrams).
     #[default]
     Forward,
     /// Receiver to sender (SYN-ACK, ACKs).
     Reverse,
+}
+
+impl Direction {
+    pub const NAMES: &'static str = "\"forward\" or \"reverse\"";
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "forward" => Some(Direction::Forward),
+            "reverse" => Some(Direction::Reverse),
+            _ => None,
+        }
+    }
+
+    pub fn flip(self) -> Self {
+        match self {
+            Direction::Forward => Direction::Reverse,
+            Direction::Reverse => Direction::Forward,
+        }
+    }
 }
 
 /// Up to four SACK blocks (RFC 2018), each [start, end) in data bytes.
@@ -66,6 +90,9 @@ pub struct Packet {
 impl Packet {
     /// Bytes on the wire: payload, IP and TCP headers, and options.
     pub fn wire_bytes(&self) -> u32 {
+        if self.kind == PacketKind::Udp {
+            return crate::traffic::udp::UDP_HEADER_BYTES + self.len;
+        }
         let mut options = 0;
         if self.ts.is_some() {
             options += TIMESTAMP_OPTION_BYTES;
@@ -77,6 +104,10 @@ impl Packet {
         if matches!(self.kind, PacketKind::Syn | PacketKind::SynAck) {
             // MSS (4), SACK-permitted (2), window scale (3) and padding.
             options += 12;
+        }
+        if self.mark != 0 {
+            // An experimental option (RFC 6994): kind, length, ExID and the 1-byte mark, padded.
+            options += 8;
         }
         if self.echo.is_some() {
             // An experimental option (RFC 6994): kind, length, ExID and an 8-byte value.

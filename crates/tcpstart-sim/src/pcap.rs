@@ -18,7 +18,11 @@
 //!   window field of later segments is `rwnd >> WINDOW_SHIFT` (that of the SYNs is unscaled);
 //!   both saturate at 65535.
 //! - Timestamp options carry the clocks in 1 ms ticks (`ns / 1_000_000`, wrapping at 2^32).
-//! - `echo` is an RFC 6994 experimental option (kind 253, ExID 0x5453, 8-byte value).
+//! - `echo` is an RFC 6994 experimental option (kind 253, ExID 0x5453, 8-byte value); a segment
+//!   `mark` is another (kind 253, ExID 0x544d, 1-byte value, padded with three NOPs).
+//! - A UDP datagram of source id `f` (ids follow the TCP flows) is a UDP header from 10.1.x.y
+//!   port `10000 + f % 50000` to 10.2.x.y port 5001 (10.1 is the sending end, also for a source
+//!   on the receivers' side), with the checksum of `len` zero payload bytes.
 //!
 //! Simplified: no payload bytes, no FIN, no PSH. Options are laid out exactly as
 //! [`Packet::wire_bytes`] counts them, so the IP total length equals `wire_bytes()`, except that
@@ -28,7 +32,7 @@
 
 use std::time::Duration;
 
-use etherparse::{IpNumber, Ipv4Header, TcpHeader};
+use etherparse::{IpNumber, Ipv4Header, TcpHeader, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use tcpstart_cc::Instant;
@@ -48,6 +52,7 @@ const NOP: u8 = 1;
 /// RFC 6994 experimental option kind and the 16-bit experiment identifier used for `echo`.
 const EXPERIMENTAL_KIND: u8 = 253;
 const ECHO_EXID: u16 = 0x5453;
+const MARK_EXID: u16 = 0x544d;
 /// Zero payload for the TCP checksum (a one's-complement sum only sees its length).
 static ZEROS: [u8; u16::MAX as usize] = [0; u16::MAX as usize];
 
@@ -76,6 +81,15 @@ impl PcapWriter {
         let [x, y] = (pkt.flow as u16).to_be_bytes();
         let sender = Endpoint { addr: [10, 1, x, y], port: 10000 + (pkt.flow % 50000) as u16, isn: 0 };
         let receiver = Endpoint { addr: [10, 2, x, y], port: RECEIVER_PORT, isn: RECEIVER_ISN };
+        if pkt.kind == PacketKind::Udp {
+            // A UDP source's packets all travel forward on its path (its direction picks the path).
+            let ip =
+                Ipv4Header::new(UdpHeader::LEN_U16 + pkt.len as u16, TTL, IpNumber::UDP, sender.addr, receiver.addr)
+                    .expect("UDP payload validated to fit in IPv4");
+            let udp = UdpHeader::with_ipv4_checksum(sender.port, receiver.port, &ip, &ZEROS[..pkt.len as usize])
+                .expect("UDP payload validated to fit in IPv4");
+            return self.write(t, pkt, ip, &udp.to_bytes());
+        }
         // Only the sender carries data and only the receiver acknowledges it.
         let (local, peer, data_seq, data_ack) = match pkt.dir {
             Direction::Forward => (sender, receiver, pkt.seq, 0),
@@ -102,6 +116,11 @@ impl PcapWriter {
             options.extend_from_slice(&((val / 1_000_000) as u32).to_be_bytes());
             options.extend_from_slice(&((ecr / 1_000_000) as u32).to_be_bytes());
         }
+        if pkt.mark != 0 {
+            options.extend_from_slice(&[EXPERIMENTAL_KIND, 5]);
+            options.extend_from_slice(&MARK_EXID.to_be_bytes());
+            options.extend_from_slice(&[pkt.mark, NOP, NOP, NOP]);
+        }
         if let Some(echo) = pkt.echo {
             options.extend_from_slice(&[EXPERIMENTAL_KIND, 12]);
             options.extend_from_slice(&ECHO_EXID.to_be_bytes());
@@ -121,15 +140,20 @@ impl PcapWriter {
         let ip = u16::try_from(tcp.header_len() + pkt.len as usize)
             .ok()
             .and_then(|tcp_len| Ipv4Header::new(tcp_len, TTL, IpNumber::TCP, local.addr, peer.addr).ok());
-        let mut ip = ip.expect("segment too large for IPv4");
-        ip.identification = pkt.id as u16;
-        ip.header_checksum = ip.calc_header_checksum();
+        let ip = ip.expect("segment too large for IPv4");
         tcp.checksum =
             tcp.calc_checksum_ipv4(&ip, &ZEROS[..pkt.len as usize]).expect("length checked by Ipv4Header::new");
+        self.write(t, pkt, ip, &tcp.to_bytes());
+    }
 
-        let mut data = Vec::with_capacity(ip.header_len() + tcp.header_len());
+    /// Writes one record: the IP header (identification from the packet id) and the transport
+    /// header; the IP identification does not enter the transport checksums.
+    fn write(&mut self, t: Instant, pkt: &Packet, mut ip: Ipv4Header, transport: &[u8]) {
+        ip.identification = pkt.id as u16;
+        ip.header_checksum = ip.calc_header_checksum();
+        let mut data = Vec::with_capacity(ip.header_len() + transport.len());
         data.extend_from_slice(&ip.to_bytes());
-        data.extend_from_slice(&tcp.to_bytes());
+        data.extend_from_slice(transport);
         let record = PcapPacket::new(Duration::from_nanos(t.as_nanos()), ip.total_len.into(), &data);
         self.writer.write_packet(&record).expect("timestamp beyond 2^32 seconds");
     }
@@ -284,6 +308,18 @@ mod tests {
     }
 
     #[test]
+    fn segment_mark_is_an_experimental_option() {
+        let data =
+            Packet { seq: 0, len: 1000, mark: 2, ts: Some((0, 0)), ..packet(PacketKind::Data, Direction::Forward) };
+        let mut w = PcapWriter::new();
+        w.record(Instant(0), &data);
+        let recs = parse(w.into_bytes());
+        assert_eq!(recs[0].orig_len, data.wire_bytes());
+        assert_eq!(recs[0].ip.total_len as u32, 20 + 20 + 12 + 8 + 1000);
+        assert_eq!(options(&recs[0].tcp)[1], (EXPERIMENTAL_KIND, vec![0x54, 0x4d, 2]));
+    }
+
+    #[test]
     fn sack_blocks_that_do_not_fit_are_dropped() {
         let mut ack =
             Packet { ack: 100, ts: Some((0, 0)), echo: Some(1), ..packet(PacketKind::Ack, Direction::Reverse) };
@@ -323,5 +359,32 @@ mod tests {
         assert_eq!(recs[1].tcp.acknowledgment_number, 6);
         assert_eq!(recs[1].tcp.window_size, 65535);
         assert!(recs[1].tcp.options.as_slice().is_empty());
+    }
+}
+
+#[cfg(test)]
+mod udp_tests {
+    use etherparse::{Ipv4HeaderSlice, UdpHeaderSlice};
+    use pcap_file::pcap::PcapReader;
+
+    use super::*;
+
+    #[test]
+    fn a_udp_datagram_is_a_udp_header_of_its_wire_size() {
+        let pkt = Packet { flow: 3, kind: PacketKind::Udp, len: 1470, id: 9, ..Packet::default() };
+        let mut w = PcapWriter::new();
+        w.record(Instant(5), &pkt);
+        let bytes = w.into_bytes();
+        let mut reader = PcapReader::new(&bytes[..]).unwrap();
+        let rec = reader.next_packet().unwrap().unwrap();
+        let ip = Ipv4HeaderSlice::from_slice(&rec.data).unwrap();
+        assert_eq!(ip.protocol(), IpNumber::UDP);
+        // 20 + 8 + 1470: the size the links serialised.
+        assert_eq!(ip.total_len() as u32, pkt.wire_bytes());
+        assert_eq!(ip.total_len(), 1498);
+        assert_eq!(ip.identification(), 9);
+        let udp = UdpHeaderSlice::from_slice(&rec.data[ip.slice().len()..]).unwrap();
+        assert_eq!((udp.source_port(), udp.destination_port(), udp.length()), (10003, 5001, 1478));
+        assert_eq!(ip.source(), [10, 1, 0, 3]);
     }
 }

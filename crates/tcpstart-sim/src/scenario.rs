@@ -9,7 +9,15 @@ use std::collections::BTreeMap;
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
 
+use crate::ack_compression::{AckCompressionMode, AckCompressionSpec};
 use crate::error::ScenarioError;
+use crate::packet::Direction;
+use crate::queue::{CodelParams, RedParams};
+use crate::traffic::dist::Lomax;
+use crate::traffic::schedule::{start_times, Arrivals};
+use crate::traffic::udp::{OnOff, OnOffKind, UdpSpec};
+use crate::traffic::web::{generate, Page, WebSpec};
+use crate::traffic::{stream, Stream};
 use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
 
 /// A value written either as a number or as a string with a unit.
@@ -38,7 +46,14 @@ pub struct RawScenario {
     pub network: RawNetwork,
     #[serde(default)]
     pub tcp: RawTcp,
+    /// Algorithm of every TCP flow and web object that names none; "newreno" when unset.
+    pub algorithm: Option<String>,
+    #[serde(default)]
     pub flows: Vec<RawFlow>,
+    #[serde(default)]
+    pub udp: Vec<RawUdp>,
+    #[serde(default)]
+    pub web: Vec<RawWeb>,
     #[serde(default)]
     pub trace: RawTrace,
 }
@@ -59,6 +74,47 @@ pub struct RawNetwork {
     pub access_rate: Option<Quantity>,
     pub access_delay: Option<Quantity>,
     pub access_queue: Option<Quantity>,
+    /// Number of host pairs sharing the dumbbell; when unset, every TCP flow, web session and
+    /// UDP source gets a pair of its own.
+    pub hosts: Option<u32>,
+    /// Queue discipline of the bottleneck; `reverse_aqm` defaults to the same.
+    pub aqm: Option<RawAqm>,
+    pub reverse_aqm: Option<RawAqm>,
+    /// Bit-error rate of each bottleneck direction.
+    pub ber: Option<f64>,
+    pub reverse_ber: Option<f64>,
+    /// Forwarding rate cap (packets per second) of the router feeding each bottleneck direction;
+    /// `reverse_router_pps` defaults to the same.
+    pub router_pps: Option<f64>,
+    pub reverse_router_pps: Option<f64>,
+    /// ACK compression at the router feeding each bottleneck direction. The ACKs of the normal
+    /// (left-to-right) flows travel on `bottleneck_rev`, so `reverse_ack_compression` acts on them.
+    pub ack_compression: Option<RawAckCompression>,
+    pub reverse_ack_compression: Option<RawAckCompression>,
+}
+
+/// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAqm {
+    pub kind: Option<String>,
+    pub min_th: Option<f64>,
+    pub max_th: Option<f64>,
+    pub weight: Option<f64>,
+    pub max_p: Option<f64>,
+    pub gentle: Option<bool>,
+    pub wait: Option<bool>,
+    pub mean_packet_size: Option<u32>,
+    pub target: Option<Quantity>,
+    pub interval: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAckCompression {
+    /// "release" (back-to-back) or "merge" (keep the latest ACK).
+    pub mode: Option<String>,
+    pub interval: Option<Quantity>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -74,10 +130,14 @@ pub struct RawTcp {
     pub delayed_ack: Option<bool>,
     pub delack_count: Option<u32>,
     pub delack_timeout: Option<Quantity>,
+    /// ACKs sent at once, one per segment, when data starts (Linux quick-ACK mode); 0 = off.
+    pub quickack: Option<u32>,
     pub rto_initial: Option<Quantity>,
     pub rto_min: Option<Quantity>,
     pub rto_max: Option<Quantity>,
     pub clock_granularity: Option<Quantity>,
+    /// Tick of the sender's clock (jiffies); 0 = exact.
+    pub clock_tick: Option<Quantity>,
     pub fast_retransmit: Option<bool>,
     pub limited_transmit: Option<bool>,
     pub dupthresh: Option<u32>,
@@ -102,6 +162,59 @@ pub struct RawFlow {
     pub drop_transmissions: Vec<u64>,
     #[serde(default)]
     pub tcp: RawTcp,
+    /// Label the summary groups flows by; the algorithm's name when unset.
+    pub class: Option<String>,
+    /// "forward" (data from the senders' side) or "reverse" (from the receivers' side).
+    pub direction: Option<String>,
+    /// Host pair (0-based) when `network.hosts` is set; round robin when unset.
+    pub host: Option<u32>,
+    /// Spacing of the `count` flows' starts (mean spacing for Poisson arrivals).
+    pub interval: Option<Quantity>,
+    /// "periodic" or "poisson".
+    pub arrivals: Option<String>,
+    /// Explicit start times, one flow each (instead of start/count/interval/arrivals).
+    pub starts: Option<Vec<Quantity>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUdp {
+    pub rate: Option<Quantity>,
+    /// Datagram payload bytes.
+    pub packet_size: Option<u32>,
+    pub start: Option<Quantity>,
+    pub stop: Option<Quantity>,
+    pub on: Option<Quantity>,
+    pub off: Option<Quantity>,
+    /// "fixed" or "exponential" on/off durations.
+    pub on_off: Option<String>,
+    pub direction: Option<String>,
+    pub host: Option<u32>,
+    pub class: Option<String>,
+    pub count: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWeb {
+    pub sessions: Option<u32>,
+    pub session_interval: Option<Quantity>,
+    pub start: Option<Quantity>,
+    pub pages: Option<u32>,
+    pub page_objects_mean: Option<f64>,
+    pub page_objects_shape: Option<f64>,
+    pub page_interval: Option<Quantity>,
+    pub object_packets_mean: Option<f64>,
+    pub object_packets_shape: Option<f64>,
+    pub object_interval: Option<Quantity>,
+    pub algorithm: Option<String>,
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub tcp: RawTcp,
+    pub direction: Option<String>,
+    pub host: Option<u32>,
+    pub class: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -134,6 +247,24 @@ pub struct Network {
     pub loss: f64,
     pub reverse_loss: f64,
     pub access_queue: Limit,
+    pub aqm: Aqm,
+    pub reverse_aqm: Aqm,
+    pub ber: f64,
+    pub reverse_ber: f64,
+    pub router_pps: Option<f64>,
+    pub reverse_router_pps: Option<f64>,
+    pub ack_compression: Option<AckCompressionSpec>,
+    pub reverse_ack_compression: Option<AckCompressionSpec>,
+}
+
+/// The queue discipline of a link.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Aqm {
+    #[serde(rename = "droptail")]
+    DropTail,
+    Red(RedParams),
+    Codel(CodelParams),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -148,10 +279,14 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub delack_count: u32,
     pub delack_timeout: Duration,
+    pub quickack: u32,
     pub rto_initial: Duration,
     pub rto_min: Duration,
     pub rto_max: Duration,
     pub clock_granularity: Duration,
+    /// The sender reads time in whole ticks (floor), like a jiffies clock: the `now` of every
+    /// controller event, RTT samples and the timestamps it writes. Zero means exact.
+    pub clock_tick: Duration,
     pub fast_retransmit: bool,
     pub limited_transmit: bool,
     pub dupthresh: u32,
@@ -169,6 +304,13 @@ pub struct FlowSpec {
     /// Sorted, 1-based data transmission numbers the bottleneck drops.
     pub drop_transmissions: Vec<u64>,
     pub tcp: TcpConfig,
+    pub class: String,
+    /// Host pair the flow runs between (index into `Scenario::hosts`).
+    pub host: u32,
+    /// Which way the data goes.
+    pub direction: Direction,
+    /// The web page this object belongs to; its `start` is then the offset within the page.
+    pub page: Option<u32>,
 }
 
 impl FlowSpec {
@@ -176,6 +318,17 @@ impl FlowSpec {
     pub fn base_rtt(&self, net: &Network) -> Duration {
         2 * (net.delay + 2 * self.access_delay)
     }
+}
+
+/// Samples per flow and per link that the default trace interval allows over a run's duration.
+pub const DEFAULT_TRACE_SAMPLES: u32 = 10_000;
+
+/// 1 ms, or a tenth of a thousandth of the duration when that is longer: a run's time series then
+/// hold at most about [`DEFAULT_TRACE_SAMPLES`] rows per flow and link however long it runs, so
+/// memory does not grow with simulated time. Runs without a duration end with their transfers.
+fn default_trace_interval(duration: Option<Duration>) -> Duration {
+    let by_duration = duration.map_or(Duration::ZERO, |d| d / DEFAULT_TRACE_SAMPLES);
+    by_duration.max(Duration::from_millis(1))
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -191,9 +344,22 @@ pub struct Scenario {
     pub seed: u64,
     pub duration: Option<Duration>,
     pub network: Network,
-    /// One entry per flow (a `count` in the input is expanded here).
+    /// Host pairs: a sender-side and a receiver-side host with their own access links.
+    pub hosts: Vec<Host>,
+    /// One entry per TCP flow: `count` and schedules expanded, then every web object.
     pub flows: Vec<FlowSpec>,
+    /// Web pages, whose objects are flows.
+    pub pages: Vec<Page>,
+    /// One entry per UDP source (`count` expanded).
+    pub udp: Vec<UdpSpec>,
     pub trace: TraceSpec,
+}
+
+/// The access links of a host pair (all four links have this rate and delay).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Host {
+    pub access_rate_bps: f64,
+    pub access_delay: Duration,
 }
 
 /// Parses and validates a scenario given as JSON text.
@@ -292,10 +458,12 @@ impl RawTcp {
             delayed_ack,
             delack_count,
             delack_timeout,
+            quickack,
             rto_initial,
             rto_min,
             rto_max,
             clock_granularity,
+            clock_tick,
             fast_retransmit,
             limited_transmit,
             dupthresh
@@ -352,6 +520,7 @@ impl RawTcp {
                 Duration::from_micros(1),
                 Duration::from_millis(500),
             )?,
+            quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
             rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
@@ -362,6 +531,7 @@ impl RawTcp {
                 Duration::ZERO,
                 Duration::from_secs(1),
             )?,
+            clock_tick: t("clock_tick", &self.clock_tick, "0s", Duration::ZERO, Duration::from_secs(1))?,
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
             dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
@@ -395,6 +565,133 @@ fn limit(field: &str, q: &Quantity, bdp_bytes: f64, mtu: f64) -> Result<Limit, S
         }
     };
     Ok(out)
+}
+
+const AQM_KINDS: &str = "droptail, red or codel";
+const RED_FIELDS: [&str; 7] = ["min_th", "max_th", "weight", "max_p", "gentle", "wait", "mean_packet_size"];
+const CODEL_FIELDS: [&str; 2] = ["target", "interval"];
+
+impl RawAqm {
+    /// The names of the fields that were given, in declaration order.
+    fn given(&self) -> Vec<&'static str> {
+        let set = [
+            ("min_th", self.min_th.is_some()),
+            ("max_th", self.max_th.is_some()),
+            ("weight", self.weight.is_some()),
+            ("max_p", self.max_p.is_some()),
+            ("gentle", self.gentle.is_some()),
+            ("wait", self.wait.is_some()),
+            ("mean_packet_size", self.mean_packet_size.is_some()),
+            ("target", self.target.is_some()),
+            ("interval", self.interval.is_some()),
+        ];
+        set.into_iter().filter(|(_, given)| *given).map(|(name, _)| name).collect()
+    }
+
+    fn resolve(&self, at: &str) -> Result<Aqm, ScenarioError> {
+        let f = |name: &str| format!("{at}.{name}");
+        let kind =
+            self.kind.as_deref().ok_or_else(|| ScenarioError::new(f("kind"), format!("is required: {AQM_KINDS}")))?;
+        let own: &[&str] = match kind {
+            "droptail" => &[],
+            "red" => &RED_FIELDS,
+            "codel" => &CODEL_FIELDS,
+            other => return Err(ScenarioError::new(f("kind"), format!("must be {AQM_KINDS}, got {other:?}"))),
+        };
+        if let Some(stray) = self.given().into_iter().find(|g| !own.contains(g)) {
+            let owner = if RED_FIELDS.contains(&stray) { "red" } else { "codel" };
+            return Err(ScenarioError::new(f(stray), format!("applies to kind = \"{owner}\" only, not {kind:?}")));
+        }
+        Ok(match kind {
+            "red" => {
+                let d = RedParams::default();
+                let min_th = in_range(&f("min_th"), self.min_th.unwrap_or(d.min_th), 0.0, 1e9)?;
+                let max_th = self.max_th.unwrap_or(d.max_th.max(min_th));
+                if !(max_th >= min_th && max_th > 0.0 && max_th <= 1e9) {
+                    return Err(ScenarioError::new(
+                        f("max_th"),
+                        format!(
+                            "must be more than 0, at least min_th ({min_th}) and at most 1e9 packets, got {max_th}"
+                        ),
+                    ));
+                }
+                let weight = self.weight.unwrap_or(d.weight);
+                if !(weight > 0.0 && weight <= 1.0) {
+                    return Err(ScenarioError::new(f("weight"), format!("must be in (0, 1], got {weight}")));
+                }
+                let max_p = self.max_p.unwrap_or(d.max_p);
+                if !(max_p > 0.0 && max_p <= 1.0) {
+                    return Err(ScenarioError::new(
+                        f("max_p"),
+                        format!("must be a probability in (0, 1], got {max_p}"),
+                    ));
+                }
+                Aqm::Red(RedParams {
+                    min_th,
+                    max_th,
+                    weight,
+                    max_p,
+                    gentle: self.gentle.unwrap_or(d.gentle),
+                    wait: self.wait.unwrap_or(d.wait),
+                    mean_packet_size: in_range(
+                        &f("mean_packet_size"),
+                        self.mean_packet_size.unwrap_or(d.mean_packet_size),
+                        1,
+                        65_535,
+                    )?,
+                })
+            }
+            "codel" => {
+                let d = CodelParams::default();
+                let t = |name: &str, q: &Option<Quantity>, default: Duration| match q {
+                    Some(q) => time(&f(name), q, Duration::from_micros(1), Duration::from_secs(100)),
+                    None => Ok(default),
+                };
+                Aqm::Codel(CodelParams {
+                    target: t("target", &self.target, d.target)?,
+                    interval: t("interval", &self.interval, d.interval)?,
+                })
+            }
+            _ => Aqm::DropTail,
+        })
+    }
+}
+
+impl RawAckCompression {
+    fn resolve(&self, at: &str) -> Result<AckCompressionSpec, ScenarioError> {
+        let f = |name: &str| format!("{at}.{name}");
+        let mode = match self.mode.as_deref() {
+            Some("release") => AckCompressionMode::Release,
+            Some("merge") => AckCompressionMode::Merge,
+            Some(other) => {
+                return Err(ScenarioError::new(f("mode"), format!("must be release or merge, got {other:?}")))
+            }
+            None => return Err(ScenarioError::new(f("mode"), "is required: release or merge")),
+        };
+        let interval =
+            self.interval.as_ref().ok_or_else(|| ScenarioError::new(f("interval"), "is required, e.g. \"10ms\""))?;
+        Ok(AckCompressionSpec {
+            mode,
+            interval: time(&f("interval"), interval, Duration::from_nanos(1), Duration::from_secs(10))?,
+        })
+    }
+}
+
+fn bit_error_rate(field: &str, v: Option<f64>) -> Result<f64, ScenarioError> {
+    let v = v.unwrap_or(0.0);
+    if !(0.0..=0.01).contains(&v) {
+        return Err(ScenarioError::new(field, format!("must be a bit-error rate between 0 and 0.01, got {v}")));
+    }
+    Ok(v)
+}
+
+fn packets_per_second(field: &str, v: Option<f64>) -> Result<Option<f64>, ScenarioError> {
+    match v {
+        Some(pps) if !(1.0..=1e9).contains(&pps) => {
+            Err(ScenarioError::new(field, format!("must be between 1 and 1e9 packets per second, got {pps}")))
+        }
+        other => Ok(other),
+    }
 }
 
 impl RawScenario {
@@ -435,8 +732,8 @@ impl RawScenario {
                 return Err(ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\""))
             }
         };
-        if self.flows.is_empty() {
-            return Err(ScenarioError::new("flows", "at least one flow is required"));
+        if self.flows.is_empty() && self.web.is_empty() && self.udp.is_empty() {
+            return Err(ScenarioError::new("flows", "at least one flow, web workload or UDP source is required"));
         }
         let base_tcp = self.tcp.resolve("tcp")?;
         let mtu = base_tcp.mss as f64 + 40.0;
@@ -444,6 +741,10 @@ impl RawScenario {
         let bdp = rate_bps / 8.0 * base_rtt;
         let default_queue = Quantity::Text("1bdp".into());
         let queue = limit("network.queue", n.queue.as_ref().unwrap_or(&default_queue), bdp, mtu)?;
+        let aqm = match &n.aqm {
+            Some(a) => a.resolve("network.aqm")?,
+            None => Aqm::DropTail,
+        };
         let network = Network {
             rate_bps,
             reverse_rate_bps,
@@ -461,36 +762,51 @@ impl RawScenario {
                 bdp,
                 mtu,
             )?,
+            aqm,
+            reverse_aqm: match &n.reverse_aqm {
+                Some(a) => a.resolve("network.reverse_aqm")?,
+                None => aqm,
+            },
+            ber: bit_error_rate("network.ber", n.ber)?,
+            reverse_ber: bit_error_rate("network.reverse_ber", n.reverse_ber)?,
+            router_pps: packets_per_second("network.router_pps", n.router_pps)?,
+            reverse_router_pps: packets_per_second(
+                "network.reverse_router_pps",
+                n.reverse_router_pps.or(n.router_pps),
+            )?,
+            ack_compression: n.ack_compression.as_ref().map(|a| a.resolve("network.ack_compression")).transpose()?,
+            reverse_ack_compression: n
+                .reverse_ack_compression
+                .as_ref()
+                .map(|a| a.resolve("network.reverse_ack_compression"))
+                .transpose()?,
         };
 
+        let seed = self.seed.unwrap_or(1);
+        let default_algorithm = match &self.algorithm {
+            Some(a) => {
+                check_algorithm("algorithm", a, &BTreeMap::new())?;
+                a.clone()
+            }
+            None => "newreno".to_string(),
+        };
+        let mut hosts = HostPlan::new(n.hosts, Host { access_rate_bps, access_delay })?;
         let mut flows = Vec::new();
         let mut unlimited_entry = None;
         for (i, raw) in self.flows.iter().enumerate() {
             let at = format!("flows[{i}]");
-            let algorithm = raw.algorithm.clone().unwrap_or_else(|| "newreno".into());
-            tcpstart_cc::registry::resolve_params(&algorithm, &raw.params).map_err(|e| {
-                let field =
-                    if e.key == algorithm { format!("{at}.algorithm") } else { format!("{at}.params.{}", e.key) };
-                ScenarioError::new(field, e.message)
-            })?;
+            let algorithm = raw.algorithm.clone().unwrap_or_else(|| default_algorithm.clone());
+            check_algorithm(&at, &algorithm, &raw.params)?;
             let size = match &raw.size {
                 None => None,
                 Some(Quantity::Text(t)) if t == "unlimited" || t == "inf" => None,
                 Some(q) => Some(bytes(&format!("{at}.size"), q, 1.0, 1e15)?),
             };
             if size.is_none() && unlimited_entry.is_none() {
-                unlimited_entry = Some(i);
+                unlimited_entry = Some(format!("{at} has no size (unlimited)"));
             }
-            let start = match &raw.start {
-                Some(q) => time(&format!("{at}.start"), q, Duration::ZERO, MAX_TIME)?,
-                None => Duration::ZERO,
-            };
-            let count = in_range(&format!("{at}.count"), raw.count.unwrap_or(1), 1, 100_000)?;
-            let spec = FlowSpec {
-                algorithm,
-                params: raw.params.clone(),
-                size,
-                start,
+            let starts = raw.start_times(&at, seed, i)?;
+            let access = Host {
                 access_rate_bps: match &raw.access_rate {
                     Some(q) => rate(&format!("{at}.access_rate"), q, 1e3, 1e13)?,
                     None => access_rate_bps,
@@ -499,6 +815,16 @@ impl RawScenario {
                     Some(q) => time(&format!("{at}.access_delay"), q, Duration::ZERO, MAX_TIME)?,
                     None => access_delay,
                 },
+            };
+            let own_access = raw.access_rate.is_some() || raw.access_delay.is_some();
+            let spec = FlowSpec {
+                class: raw.class.clone().unwrap_or_else(|| algorithm.clone()),
+                algorithm,
+                params: raw.params.clone(),
+                size,
+                start: Duration::ZERO,
+                access_rate_bps: access.access_rate_bps,
+                access_delay: access.access_delay,
                 drop_transmissions: {
                     let mut d = raw.drop_transmissions.clone();
                     if d.contains(&0) {
@@ -511,8 +837,45 @@ impl RawScenario {
                     d
                 },
                 tcp: raw.tcp.over(&self.tcp).resolve(&format!("{at}.tcp"))?,
+                host: 0,
+                direction: direction(&format!("{at}.direction"), &raw.direction)?,
+                page: None,
             };
-            flows.extend(std::iter::repeat_n(spec, count as usize));
+            for start in starts {
+                let (host, access) = hosts.assign(&at, raw.host, own_access.then_some(access))?;
+                flows.push(FlowSpec {
+                    start,
+                    host,
+                    access_rate_bps: access.access_rate_bps,
+                    access_delay: access.access_delay,
+                    ..spec.clone()
+                });
+            }
+        }
+        let mut pages = Vec::new();
+        for (i, raw) in self.web.iter().enumerate() {
+            raw.expand(
+                &format!("web[{i}]"),
+                i,
+                seed,
+                &default_algorithm,
+                &self.tcp,
+                &mut hosts,
+                &mut flows,
+                &mut pages,
+            )?;
+        }
+        let mut udp = Vec::new();
+        for (i, raw) in self.udp.iter().enumerate() {
+            let at = format!("udp[{i}]");
+            let spec = raw.resolve(&at)?;
+            if spec.stop.is_none() && unlimited_entry.is_none() {
+                unlimited_entry = Some(format!("{at} has no stop time"));
+            }
+            for _ in 0..in_range(&format!("{at}.count"), raw.count.unwrap_or(1), 1, 100_000)? {
+                let (host, _) = hosts.assign(&at, raw.host, None)?;
+                udp.push(UdpSpec { host, ..spec.clone() });
+            }
         }
 
         let duration = match &self.duration {
@@ -520,36 +883,308 @@ impl RawScenario {
             None => None,
         };
         if duration.is_none() {
-            if let Some(i) = unlimited_entry {
-                return Err(ScenarioError::new(
-                    "duration",
-                    format!("is required because flows[{i}] has no size (unlimited)"),
-                ));
+            if let Some(why) = unlimited_entry {
+                return Err(ScenarioError::new("duration", format!("is required because {why}")));
             }
         }
 
         let tr = &self.trace;
+        let default_interval = default_trace_interval(duration);
         let trace = TraceSpec {
             interval: match &tr.interval {
                 Some(q) => time("trace.interval", q, Duration::ZERO, MAX_TIME)?,
-                None => Duration::from_millis(1),
+                None => default_interval,
             },
             queue_interval: match &tr.queue_interval {
                 Some(q) => time("trace.queue_interval", q, Duration::ZERO, MAX_TIME)?,
-                None => Duration::from_millis(1),
+                None => default_interval,
             },
             packets: tr.packets.unwrap_or(false),
             pcap: tr.pcap.clone(),
         };
-        let scenario = Scenario { seed: self.seed.unwrap_or(1), duration, network, flows, trace };
+        let hosts = hosts.hosts;
+        let scenario = Scenario { seed, duration, network, hosts, flows, pages, udp, trace };
         for (i, name) in scenario.trace.pcap.iter().enumerate() {
-            if !crate::topology::link_names(scenario.flows.len()).iter().any(|l| l == name) {
+            if !crate::topology::link_names(scenario.hosts.len()).iter().any(|l| l == name) {
                 return Err(ScenarioError::new(
                     format!("trace.pcap[{i}]"),
-                    format!("unknown link {name:?}; links are bottleneck, bottleneck_rev, sender<i>_out, sender<i>_in, receiver<i>_in, receiver<i>_out (i = 0..{})", scenario.flows.len() - 1),
+                    format!("unknown link {name:?}; links are bottleneck, bottleneck_rev, sender<i>_out, sender<i>_in, receiver<i>_in, receiver<i>_out (i = 0..{}, the host pairs)", scenario.hosts.len() - 1),
                 ));
             }
         }
         Ok(scenario)
+    }
+}
+
+// Traffic: algorithms, directions, host pairs, start schedules, UDP sources and web workloads.
+
+fn check_algorithm(at: &str, algorithm: &str, params: &BTreeMap<String, f64>) -> Result<(), ScenarioError> {
+    tcpstart_cc::registry::resolve_params(algorithm, params).map(|_| ()).map_err(|e| {
+        let field = match (e.key == algorithm, at) {
+            (true, "algorithm") => at.to_string(),
+            (true, _) => format!("{at}.algorithm"),
+            (false, _) => format!("{at}.params.{}", e.key),
+        };
+        ScenarioError::new(field, e.message)
+    })
+}
+
+fn direction(field: &str, raw: &Option<String>) -> Result<Direction, ScenarioError> {
+    match raw.as_deref() {
+        None => Ok(Direction::Forward),
+        Some(d) => Direction::parse(d)
+            .ok_or_else(|| ScenarioError::new(field, format!("must be {}, got {d:?}", Direction::NAMES))),
+    }
+}
+
+fn shape(field: &str, v: f64) -> Result<f64, ScenarioError> {
+    if !(v > 1.0 && v <= 100.0) {
+        return Err(ScenarioError::new(
+            field,
+            format!("must be more than 1 (the mean is infinite otherwise) and at most 100, got {v}"),
+        ));
+    }
+    Ok(v)
+}
+
+/// Hands out host pairs. Without `network.hosts` every caller gets a pair of its own (with its
+/// own access links); with it, callers share `hosts` pairs, chosen by `host` or round robin.
+struct HostPlan {
+    shared: Option<u32>,
+    next: u32,
+    default: Host,
+    hosts: Vec<Host>,
+}
+
+impl HostPlan {
+    fn new(shared: Option<u32>, default: Host) -> Result<Self, ScenarioError> {
+        let shared = shared.map(|n| in_range("network.hosts", n, 1, 10_000)).transpose()?;
+        let hosts = vec![default; shared.unwrap_or(0) as usize];
+        Ok(HostPlan { shared, next: 0, default, hosts })
+    }
+
+    /// A host pair for an entry at `at`: `host` if given, and access links `own` if the entry
+    /// sets its own (only possible when it gets a pair of its own).
+    fn assign(&mut self, at: &str, host: Option<u32>, own: Option<Host>) -> Result<(u32, Host), ScenarioError> {
+        let Some(n) = self.shared else {
+            if host.is_some() {
+                return Err(ScenarioError::new(
+                    format!("{at}.host"),
+                    "needs network.hosts (the number of host pairs to share)",
+                ));
+            }
+            let h = own.unwrap_or(self.default);
+            self.hosts.push(h);
+            return Ok((self.hosts.len() as u32 - 1, h));
+        };
+        if own.is_some() {
+            return Err(ScenarioError::new(
+                format!("{at}.access_rate"),
+                "per-flow access links (access_rate, access_delay) need a host pair of their own; \
+                 with network.hosts set, set network.access_rate and network.access_delay",
+            ));
+        }
+        let h = match host {
+            Some(h) => in_range(&format!("{at}.host"), h, 0, n - 1)?,
+            None => {
+                let h = self.next;
+                self.next = (self.next + 1) % n;
+                h
+            }
+        };
+        Ok((h, self.hosts[h as usize]))
+    }
+}
+
+impl RawFlow {
+    /// When each of the flows this entry stands for starts.
+    fn start_times(&self, at: &str, seed: u64, index: usize) -> Result<Vec<Duration>, ScenarioError> {
+        let field = |name: &str| format!("{at}.{name}");
+        if let Some(list) = &self.starts {
+            let clash = [
+                ("start", self.start.is_some()),
+                ("count", self.count.is_some()),
+                ("interval", self.interval.is_some()),
+                ("arrivals", self.arrivals.is_some()),
+            ];
+            if let Some((name, _)) = clash.iter().find(|(_, set)| *set) {
+                return Err(ScenarioError::new(field("starts"), format!("give either starts or {name}, not both")));
+            }
+            if list.is_empty() || list.len() > 100_000 {
+                return Err(ScenarioError::new(field("starts"), "must list between 1 and 100000 start times"));
+            }
+            return list
+                .iter()
+                .enumerate()
+                .map(|(k, q)| time(&format!("{at}.starts[{k}]"), q, Duration::ZERO, MAX_TIME))
+                .collect();
+        }
+        let start = match &self.start {
+            Some(q) => time(&field("start"), q, Duration::ZERO, MAX_TIME)?,
+            None => Duration::ZERO,
+        };
+        let count = in_range(&field("count"), self.count.unwrap_or(1), 1, 100_000)?;
+        let interval = match &self.interval {
+            Some(q) => time(&field("interval"), q, Duration::ZERO, MAX_TIME)?,
+            None => Duration::ZERO,
+        };
+        let arrivals = match self.arrivals.as_deref() {
+            None => Arrivals::Periodic,
+            Some(a) => Arrivals::parse(a).ok_or_else(|| {
+                ScenarioError::new(field("arrivals"), format!("must be {}, got {a:?}", Arrivals::NAMES))
+            })?,
+        };
+        if arrivals == Arrivals::Poisson && interval.is_zero() {
+            return Err(ScenarioError::new(field("interval"), "Poisson arrivals need a mean interval above 0"));
+        }
+        Ok(start_times(arrivals, start, interval, count, &mut stream(seed, Stream::FlowStarts(index))))
+    }
+}
+
+impl RawUdp {
+    fn resolve(&self, at: &str) -> Result<UdpSpec, ScenarioError> {
+        let field = |name: &str| format!("{at}.{name}");
+        let rate_bps = rate(
+            &field("rate"),
+            self.rate.as_ref().ok_or_else(|| ScenarioError::new(field("rate"), "is required, e.g. \"2Mbps\""))?,
+            1e3,
+            1e13,
+        )?;
+        let start = match &self.start {
+            Some(q) => time(&field("start"), q, Duration::ZERO, MAX_TIME)?,
+            None => Duration::ZERO,
+        };
+        let stop = match &self.stop {
+            Some(q) => Some(time(&field("stop"), q, start + Duration::from_nanos(1), MAX_TIME)?),
+            None => None,
+        };
+        let period = |name: &str, q: &Quantity| time(&field(name), q, Duration::from_micros(1), MAX_TIME);
+        let on_off = match (&self.on, &self.off) {
+            (Some(on), Some(off)) => Some(OnOff {
+                on: period("on", on)?,
+                off: period("off", off)?,
+                kind: match self.on_off.as_deref() {
+                    None => OnOffKind::Fixed,
+                    Some(k) => OnOffKind::parse(k).ok_or_else(|| {
+                        ScenarioError::new(field("on_off"), format!("must be {}, got {k:?}", OnOffKind::NAMES))
+                    })?,
+                },
+            }),
+            (None, None) if self.on_off.is_some() => {
+                return Err(ScenarioError::new(field("on_off"), "needs the mean durations on and off"))
+            }
+            (None, None) => None,
+            (Some(_), None) => return Err(ScenarioError::new(field("off"), "is required when on is given")),
+            (None, Some(_)) => return Err(ScenarioError::new(field("on"), "is required when off is given")),
+        };
+        Ok(UdpSpec {
+            class: self.class.clone().unwrap_or_else(|| "udp".into()),
+            rate_bps,
+            // 65507: the largest UDP payload in an IPv4 packet.
+            packet_size: in_range(&field("packet_size"), self.packet_size.unwrap_or(1470), 1, 65_507)?,
+            start,
+            stop,
+            on_off,
+            host: 0,
+            direction: direction(&field("direction"), &self.direction)?,
+        })
+    }
+}
+
+impl RawWeb {
+    fn spec(&self, at: &str) -> Result<WebSpec, ScenarioError> {
+        let field = |name: &str| format!("{at}.{name}");
+        let t = |name: &str, q: &Option<Quantity>, default: &str| {
+            time(&field(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), Duration::ZERO, MAX_TIME)
+        };
+        let mean = |name: &str, v: Option<f64>| in_range(&field(name), v.unwrap_or(4.0), 0.001, 1e6);
+        let spec = WebSpec {
+            sessions: in_range(&field("sessions"), self.sessions.unwrap_or(50), 1, 100_000)?,
+            session_interval: t("session_interval", &self.session_interval, "5ms")?,
+            start: t("start", &self.start, "0s")?,
+            pages: in_range(&field("pages"), self.pages.unwrap_or(5), 1, 10_000)?,
+            page_objects: Lomax::from_mean(
+                mean("page_objects_mean", self.page_objects_mean)?,
+                shape(&field("page_objects_shape"), self.page_objects_shape.unwrap_or(1.5))?,
+            ),
+            page_interval: t("page_interval", &self.page_interval, "500ms")?,
+            object_packets: Lomax::from_mean(
+                mean("object_packets_mean", self.object_packets_mean)?,
+                shape(&field("object_packets_shape"), self.object_packets_shape.unwrap_or(1.2))?,
+            ),
+            object_interval: t("object_interval", &self.object_interval, "50ms")?,
+        };
+        if spec.sessions as u64 * spec.pages as u64 > 1_000_000 {
+            return Err(ScenarioError::new(
+                field("pages"),
+                format!("sessions x pages must be at most 1000000, got {} x {}", spec.sessions, spec.pages),
+            ));
+        }
+        Ok(spec)
+    }
+
+    /// Draws the workload and appends one flow per object and one page per page.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &self,
+        at: &str,
+        index: usize,
+        seed: u64,
+        default_algorithm: &str,
+        base_tcp: &RawTcp,
+        hosts: &mut HostPlan,
+        flows: &mut Vec<FlowSpec>,
+        pages: &mut Vec<Page>,
+    ) -> Result<(), ScenarioError> {
+        let spec = self.spec(at)?;
+        let algorithm = self.algorithm.clone().unwrap_or_else(|| default_algorithm.to_string());
+        check_algorithm(at, &algorithm, &self.params)?;
+        let tcp = self.tcp.over(base_tcp).resolve(&format!("{at}.tcp"))?;
+        let class = self.class.clone().unwrap_or_else(|| "web".into());
+        let dir = direction(&format!("{at}.direction"), &self.direction)?;
+        for session in generate(&spec, &mut stream(seed, Stream::Web(index))) {
+            let (host, access) = hosts.assign(at, self.host, None)?;
+            let first_page = pages.len();
+            for (k, page) in session.pages.iter().enumerate() {
+                let idx = pages.len() as u32;
+                if k > 0 {
+                    pages[idx as usize - 1].next = Some((idx, page.gap_before));
+                }
+                pages.push(Page {
+                    first_flow: flows.len() as u32,
+                    objects: page.objects.len() as u32,
+                    start: (pages.len() == first_page).then_some(session.start),
+                    next: None,
+                });
+                flows.extend(page.objects.iter().map(|o| FlowSpec {
+                    algorithm: algorithm.clone(),
+                    params: self.params.clone(),
+                    size: Some(o.packets.saturating_mul(tcp.mss as u64)),
+                    start: o.offset,
+                    access_rate_bps: access.access_rate_bps,
+                    access_delay: access.access_delay,
+                    drop_transmissions: Vec::new(),
+                    tcp: tcp.clone(),
+                    class: class.clone(),
+                    host,
+                    direction: dir,
+                    page: Some(idx),
+                }));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_trace_interval_keeps_the_sample_count_bounded() {
+        assert_eq!(default_trace_interval(None), Duration::from_millis(1));
+        assert_eq!(default_trace_interval(Some(Duration::from_secs(5))), Duration::from_millis(1));
+        assert_eq!(default_trace_interval(Some(Duration::from_secs(30))), Duration::from_millis(3));
+        assert_eq!(default_trace_interval(Some(Duration::from_secs(300))), Duration::from_millis(30));
     }
 }

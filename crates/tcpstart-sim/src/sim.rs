@@ -10,8 +10,10 @@ use crate::pool::PacketPool;
 use crate::queue::Queued;
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender};
-use crate::topology::{build_links, route, BOTTLENECK};
+use crate::topology::{build_links, route, BOTTLENECK, BOTTLENECK_REV};
 use crate::trace::{FlowTrace, PacketEvent, PacketTrace, QueueTrace};
+use crate::traffic::udp::UdpSource;
+use crate::traffic::{stream, Stream};
 
 /// One TCP connection: both ends and the timer events scheduled for them.
 struct Connection {
@@ -21,8 +23,12 @@ struct Connection {
     /// early finds no due deadline and does nothing.
     scheduled: [Option<Instant>; 3],
     drops: u64,
+    /// Drops of this flow's data segments (the rest of `drops` are handshake packets and ACKs).
+    data_drops: u64,
     /// Data packets of this flow that reached the bottleneck, for scripted drops.
     bottleneck_data: u64,
+    /// The sender has finished and its buffers were released.
+    finished: bool,
 }
 
 /// Packet accounting for the conservation check.
@@ -31,6 +37,8 @@ pub struct Counters {
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
+    /// ACKs absorbed by an ACK-compression element that merges.
+    pub merged: u64,
     pub propagating: u64,
 }
 
@@ -40,7 +48,21 @@ pub struct Simulation {
     pub links: Vec<Link>,
     pool: PacketPool,
     conns: Vec<Connection>,
+    /// UDP sources; packets of source `j` carry the id `conns.len() + j` in `Packet::flow`.
+    pub udp: Vec<UdpSource>,
+    /// Objects of each web page that have not completed yet.
+    page_remaining: Vec<u32>,
+    /// Connections finished, and UDP sources that will still send, so the end of a run without
+    /// a duration is found without scanning every flow on every event.
+    finished: usize,
+    udp_active: usize,
+    /// UDP datagrams sent and neither delivered nor dropped yet.
+    udp_in_network: u64,
     scratch: Vec<Packet>,
+    /// Reused buffers: packets a queue dropped on dequeue, ACKs an element released or absorbed.
+    dequeue_drops: Vec<Queued>,
+    released: Vec<u32>,
+    absorbed: Vec<u32>,
     pub counters: Counters,
     pub flow_trace: FlowTrace,
     pub queue_trace: QueueTrace,
@@ -84,10 +106,33 @@ impl Simulation {
                 ),
                 scheduled: [None; 3],
                 drops: 0,
+                data_drops: 0,
                 bottleneck_data: 0,
+                finished: false,
             });
-            events.schedule(Instant::ZERO + f.start, Event::FlowStart { flow: i as u32 });
+            if f.page.is_none() {
+                events.schedule(Instant::ZERO + f.start, Event::FlowStart { flow: i as u32 });
+            }
         }
+        for page in &scenario.pages {
+            if let Some(at) = page.start {
+                schedule_page(&mut events, &scenario, page, Instant::ZERO + at);
+            }
+        }
+        let mut udp: Vec<UdpSource> = scenario
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(j, spec)| UdpSource::new(spec.clone(), stream(scenario.seed, Stream::Udp(j))))
+            .collect();
+        let mut udp_active = 0;
+        for (j, src) in udp.iter_mut().enumerate() {
+            if let Some(at) = src.first_send() {
+                udp_active += 1;
+                events.schedule(at, Event::UdpSend { source: j as u32 });
+            }
+        }
+        let page_remaining = scenario.pages.iter().map(|p| p.objects).collect();
         let captures = links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         Simulation {
             captures,
@@ -99,7 +144,15 @@ impl Simulation {
             links,
             pool: PacketPool::default(),
             conns,
+            udp,
+            page_remaining,
+            finished: 0,
+            udp_active,
+            udp_in_network: 0,
             scratch: Vec::new(),
+            dequeue_drops: Vec::new(),
+            released: Vec::new(),
+            absorbed: Vec::new(),
             counters: Counters::default(),
             end: Instant::ZERO,
         }
@@ -120,18 +173,23 @@ impl Simulation {
     pub fn flow_drops(&self, flow: usize) -> u64 {
         self.conns[flow].drops
     }
+    pub fn flow_data_drops(&self, flow: usize) -> u64 {
+        self.conns[flow].data_drops
+    }
     pub fn pool_live(&self) -> u64 {
         self.pool.live()
     }
 
-    /// Runs until the scenario's duration, or until every flow has finished.
+    /// Runs until the scenario's duration, or until every TCP flow has finished and every UDP
+    /// source has stopped and its last datagram has been delivered or dropped.
     pub fn run(&mut self) {
         let limit = self.scenario.duration.map(|d| Instant::ZERO + d);
         while let Some(at) = self.events.peek_time() {
             if limit.is_some_and(|l| at > l) {
                 break;
             }
-            if limit.is_none() && self.conns.iter().all(|c| c.sender.is_done()) {
+            if limit.is_none() && self.finished == self.conns.len() && self.udp_active == 0 && self.udp_in_network == 0
+            {
                 break;
             }
             let (now, ev) = self.events.pop().expect("peeked");
@@ -154,8 +212,55 @@ impl Simulation {
                 self.scratch = out;
             }
             Event::TransmitDone { link } => self.transmit_done(now, link),
-            Event::Arrive { slot } => self.arrive(now, slot),
+            Event::Arrive { link } => self.arrive(now, link),
             Event::Timer { flow, timer } => self.timer(now, flow, timer),
+            Event::UdpSend { source } => self.udp_send(now, source),
+            Event::AckRelease { link, flow } => self.release_acks(now, link, flow),
+        }
+    }
+
+    fn udp_send(&mut self, now: Instant, source: u32) {
+        let src = &mut self.udp[source as usize];
+        let len = src.spec.packet_size;
+        src.stats.sent_packets += 1;
+        src.stats.sent_bytes += len as u64;
+        match src.next_send(now) {
+            Some(at) => self.events.schedule(at, Event::UdpSend { source }),
+            None => self.udp_active -= 1,
+        }
+        self.udp_in_network += 1;
+        let pkt = Packet { kind: PacketKind::Udp, len, created: now, ..Packet::default() };
+        let id = (self.conns.len() + source as usize) as u32;
+        self.send_from_host(now, Direction::Forward, id, pkt);
+    }
+
+    /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
+    fn path(&self, id: u32, dir: Direction) -> [u32; 3] {
+        let (host, data) = match self.scenario.flows.get(id as usize) {
+            Some(f) => (f.host, f.direction),
+            None => {
+                let u = &self.udp[id as usize - self.conns.len()].spec;
+                (u.host, u.direction)
+            }
+        };
+        route(host, if dir == Direction::Forward { data } else { data.flip() })
+    }
+
+    /// A connection has just finished: free what it no longer needs, and start the next web
+    /// page when this was the last object of one.
+    fn on_finished(&mut self, now: Instant, flow: u32) {
+        let conn = &mut self.conns[flow as usize];
+        conn.finished = true;
+        conn.sender.release_buffers();
+        conn.receiver.release_buffers();
+        self.finished += 1;
+        let Some(p) = self.scenario.flows[flow as usize].page else { return };
+        self.page_remaining[p as usize] -= 1;
+        if self.page_remaining[p as usize] > 0 {
+            return;
+        }
+        if let Some((next, gap)) = self.scenario.pages[p as usize].next {
+            schedule_page(&mut self.events, &self.scenario, &self.scenario.pages[next as usize], now + gap);
         }
     }
 
@@ -189,6 +294,10 @@ impl Simulation {
         let sample = self.conns[flow as usize].sender.sample();
         self.flow_trace.record(now, flow, sample);
         self.sync_timers(flow);
+        let conn = &self.conns[flow as usize];
+        if !conn.finished && conn.sender.is_done() {
+            self.on_finished(now, flow);
+        }
     }
 
     fn sync_timers(&mut self, flow: u32) {
@@ -221,27 +330,59 @@ impl Simulation {
             };
             tr.record(now, ev, &pkt, None);
         }
+        let first = self.path(flow, dir)[0];
         let slot = self.pool.insert(pkt);
-        self.offer(now, route(flow, dir)[0], slot);
+        self.offer(now, first, slot);
     }
 
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
-        if link == BOTTLENECK && self.scripted_drop(slot) {
+        // Data segments only travel their flow's data direction, so either bottleneck is theirs.
+        if (link == BOTTLENECK || link == BOTTLENECK_REV) && self.scripted_drop(slot) {
             self.drop_packet(now, slot, link);
             return;
         }
+        let pkt = self.pool.get(slot);
+        if pkt.kind == PacketKind::Ack {
+            if let Some(element) = self.links[link as usize].compressor.as_mut() {
+                let flow = pkt.flow;
+                if let Some(due) = element.hold(now, flow, slot) {
+                    self.events.schedule(due, Event::AckRelease { link, flow });
+                }
+                return;
+            }
+        }
+        self.enter_link(now, link, slot);
+    }
+
+    /// The ACK-compression element of `link` ends a batch of `flow`.
+    fn release_acks(&mut self, now: Instant, link: u32, flow: u32) {
+        let (mut released, mut absorbed) = (std::mem::take(&mut self.released), std::mem::take(&mut self.absorbed));
+        let element = self.links[link as usize].compressor.as_mut().expect("a release comes from an element");
+        element.release(flow, &mut released, &mut absorbed);
+        for slot in absorbed.drain(..) {
+            self.pool.remove(slot);
+            self.counters.merged += 1;
+        }
+        for slot in released.drain(..) {
+            self.enter_link(now, link, slot);
+        }
+        (self.released, self.absorbed) = (released, absorbed);
+    }
+
+    /// Hands a packet to the link's queue discipline and transmitter.
+    fn enter_link(&mut self, now: Instant, link: u32, slot: u32) {
         let bytes = self.pool.get(slot).wire_bytes();
         let l = &mut self.links[link as usize];
-        match l.offer(now, Queued { slot, bytes }) {
+        match l.offer(now, slot, bytes) {
             Offer::Transmitting(d) => {
                 self.events.schedule(now + d, Event::TransmitDone { link });
                 self.capture(now, link, slot);
             }
             Offer::Queued => {}
-            Offer::Dropped => self.drop_packet(now, slot, link),
+            Offer::Dropped(_) => self.drop_packet(now, slot, link),
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
     }
 
     fn scripted_drop(&mut self, slot: u32) -> bool {
@@ -264,7 +405,16 @@ impl Simulation {
     fn drop_packet(&mut self, now: Instant, slot: u32, link: u32) {
         let pkt = self.pool.remove(slot);
         self.counters.dropped += 1;
-        self.conns[pkt.flow as usize].drops += 1;
+        match self.conns.get_mut(pkt.flow as usize) {
+            Some(conn) => {
+                conn.drops += 1;
+                conn.data_drops += (pkt.kind == PacketKind::Data) as u64;
+            }
+            None => {
+                self.udp_in_network -= 1;
+                self.udp[pkt.flow as usize - self.conns.len()].stats.lost_packets += 1;
+            }
+        }
         if let Some(tr) = self.packet_trace.as_mut() {
             tr.record(now, PacketEvent::Drop, &pkt, Some(link));
         }
@@ -272,35 +422,56 @@ impl Simulation {
 
     fn transmit_done(&mut self, now: Instant, link: u32) {
         let l = &mut self.links[link as usize];
-        let (done, survived, next) = l.finish(now);
+        let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
+        let (done, survived, next) = l.finish(now, &mut dequeue_drops);
         let delay = l.delay;
+        for dropped in dequeue_drops.drain(..) {
+            self.drop_packet(now, dropped.slot, link);
+        }
+        self.dequeue_drops = dequeue_drops;
         if let Some((pkt, d)) = next {
             self.events.schedule(now + d, Event::TransmitDone { link });
             self.capture(now, link, pkt.slot);
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes());
+        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
         if survived {
             self.counters.propagating += 1;
-            self.events.schedule(now + delay, Event::Arrive { slot: done.slot });
+            let (at, seq) = (now + delay, self.events.reserve());
+            if self.links[link as usize].propagate(at, seq, done.slot) {
+                self.events.schedule_reserved(at, seq, Event::Arrive { link });
+            }
         } else {
             self.drop_packet(now, done.slot, link);
         }
     }
 
-    fn arrive(&mut self, now: Instant, slot: u32) {
+    fn arrive(&mut self, now: Instant, link: u32) {
+        let (slot, next) = self.links[link as usize].arrived();
+        if let Some((at, seq)) = next {
+            self.events.schedule_reserved(at, seq, Event::Arrive { link });
+        }
         self.counters.propagating -= 1;
         let pkt = self.pool.get_mut(slot);
         pkt.hop += 1;
-        let path = route(pkt.flow, pkt.dir);
-        if (pkt.hop as usize) < path.len() {
-            let next = path[pkt.hop as usize];
-            self.offer(now, next, slot);
+        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir);
+        let path = self.path(flow, dir);
+        if hop < path.len() {
+            self.offer(now, path[hop], slot);
             return;
         }
         let pkt = self.pool.remove(slot);
         self.counters.delivered += 1;
-        let flow = pkt.flow;
+        if pkt.kind == PacketKind::Udp {
+            if let Some(tr) = self.packet_trace.as_mut() {
+                tr.record(now, PacketEvent::Arrive, &pkt, None);
+            }
+            self.udp_in_network -= 1;
+            let stats = &mut self.udp[flow as usize - self.conns.len()].stats;
+            stats.delivered_packets += 1;
+            stats.delivered_bytes += pkt.len as u64;
+            return;
+        }
         let mut out = std::mem::take(&mut self.scratch);
         match pkt.dir {
             Direction::Forward => {
@@ -327,5 +498,12 @@ impl Simulation {
     /// Packets inside links: queued, on a transmitter, or propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.links.iter().map(|l| l.held_packets()).sum::<u64>() + self.counters.propagating
+    }
+}
+
+/// Schedules the objects of `page`, which starts at `at`.
+fn schedule_page(events: &mut EventQueue, scenario: &Scenario, page: &crate::traffic::web::Page, at: Instant) {
+    for flow in page.first_flow..page.first_flow + page.objects {
+        events.schedule(at + scenario.flows[flow as usize].start, Event::FlowStart { flow });
     }
 }

@@ -1,27 +1,30 @@
-//! The dumbbell: N sender/receiver pairs, each on its own access links, sharing one bottleneck
-//! link per direction between two routers.
+//! The dumbbell: N host pairs, each host on its own access links, sharing one bottleneck link
+//! per direction between two routers.
 //!
 //! ```text
 //!  sender i --sender{i}_out--> R1 --bottleneck-----> R2 --receiver{i}_in--> receiver i
 //!  sender i <--sender{i}_in--- R1 <--bottleneck_rev-- R2 <-receiver{i}_out-- receiver i
 //! ```
-//! Link indices: 0 bottleneck, 1 bottleneck_rev, then four per flow in the order above.
+//! Link indices: 0 bottleneck, 1 bottleneck_rev, then four per host pair in the order above.
+//! "Sender" and "receiver" name the sides: a reverse flow sends its data from receiver i to
+//! sender i. Several flows and UDP sources may share a host pair, and so its access links.
 
-use crate::link::Link;
+use crate::ack_compression::AckCompressor;
+use crate::link::{Impairments, Link};
 use crate::packet::Direction;
-use crate::queue::DropTail;
-use crate::scenario::Scenario;
+use crate::queue::{CoDel, DropTail, QueueDiscipline, Red};
+use crate::scenario::{Aqm, Limit, Scenario};
 
 pub const BOTTLENECK: u32 = 0;
 pub const BOTTLENECK_REV: u32 = 1;
 
-fn flow_link(flow: u32, k: u32) -> u32 {
-    2 + 4 * flow + k
+fn host_link(host: u32, k: u32) -> u32 {
+    2 + 4 * host + k
 }
 
-pub fn link_names(flows: usize) -> Vec<String> {
+pub fn link_names(hosts: usize) -> Vec<String> {
     let mut names = vec!["bottleneck".to_string(), "bottleneck_rev".to_string()];
-    for i in 0..flows {
+    for i in 0..hosts {
         names.extend([
             format!("sender{i}_out"),
             format!("sender{i}_in"),
@@ -32,39 +35,58 @@ pub fn link_names(flows: usize) -> Vec<String> {
     names
 }
 
-/// The links a flow's packets cross, in order, for one direction.
-pub fn route(flow: u32, dir: Direction) -> [u32; 3] {
-    match dir {
-        Direction::Forward => [flow_link(flow, 0), BOTTLENECK, flow_link(flow, 2)],
-        Direction::Reverse => [flow_link(flow, 3), BOTTLENECK_REV, flow_link(flow, 1)],
+/// The links a packet crosses, in order, between the hosts of pair `host`: forward from the
+/// senders' side to the receivers' side, reverse the other way.
+pub fn route(host: u32, way: Direction) -> [u32; 3] {
+    match way {
+        Direction::Forward => [host_link(host, 0), BOTTLENECK, host_link(host, 2)],
+        Direction::Reverse => [host_link(host, 3), BOTTLENECK_REV, host_link(host, 1)],
+    }
+}
+
+fn discipline(aqm: Aqm, limit: Limit, rate_bps: f64, seed: u128) -> Box<dyn QueueDiscipline> {
+    match aqm {
+        Aqm::DropTail => Box::new(DropTail::new(limit)),
+        // RED draws from its own stream, apart from the link's loss stream.
+        Aqm::Red(p) => Box::new(Red::new(limit, p, rate_bps, seed.rotate_left(64))),
+        Aqm::Codel(p) => Box::new(CoDel::new(limit, p)),
     }
 }
 
 pub fn build_links(s: &Scenario) -> Vec<Link> {
     let net = &s.network;
-    let names = link_names(s.flows.len());
+    let names = link_names(s.hosts.len());
     // Each link draws its random losses from its own stream, so adding a flow does not change
     // the loss pattern other links see.
     let seed = |i: usize| ((s.seed as u128) << 64) ^ (i as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let bottleneck = |i: usize, rate, loss, ber, max_pps, aqm, limit, compression: Option<_>| {
+        let imp = Impairments { loss, ber, max_pps };
+        let mut link =
+            Link::new(names[i].clone(), rate, net.delay, imp, discipline(aqm, limit, rate, seed(i)), seed(i));
+        link.compressor = compression.map(AckCompressor::new);
+        link
+    };
     let mut links = vec![
-        Link::new(names[0].clone(), net.rate_bps, net.delay, net.loss, Box::new(DropTail::new(net.queue)), seed(0)),
-        Link::new(
-            names[1].clone(),
+        bottleneck(0, net.rate_bps, net.loss, net.ber, net.router_pps, net.aqm, net.queue, net.ack_compression),
+        bottleneck(
+            1,
             net.reverse_rate_bps,
-            net.delay,
             net.reverse_loss,
-            Box::new(DropTail::new(net.reverse_queue)),
-            seed(1),
+            net.reverse_ber,
+            net.reverse_router_pps,
+            net.reverse_aqm,
+            net.reverse_queue,
+            net.reverse_ack_compression,
         ),
     ];
-    for (i, f) in s.flows.iter().enumerate() {
+    for (i, h) in s.hosts.iter().enumerate() {
         for k in 0..4 {
             let idx = 2 + 4 * i + k;
             links.push(Link::new(
                 names[idx].clone(),
-                f.access_rate_bps,
-                f.access_delay,
-                0.0,
+                h.access_rate_bps,
+                h.access_delay,
+                Impairments::default(),
                 Box::new(DropTail::new(net.access_queue)),
                 seed(idx),
             ));

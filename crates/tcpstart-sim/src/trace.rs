@@ -110,15 +110,17 @@ impl FlowTrace {
     }
 }
 
-/// Queue length of every link over time (a queue that empties is written at once).
+/// Queue length of every link over time (a queue that empties is written at once), with the
+/// sojourn time of the packet the link most recently started sending (NaN before the first).
 #[derive(Debug, Default, Serialize)]
 pub struct QueueTrace {
     pub t: Vec<f64>,
     pub link: Vec<u32>,
     pub packets: Vec<u64>,
     pub bytes: Vec<u64>,
+    pub sojourn: Vec<f64>,
     #[serde(skip)]
-    decimator: Decimator<(u64, u64)>,
+    decimator: Decimator<(u64, u64, Option<Duration>)>,
 }
 
 impl QueueTrace {
@@ -126,8 +128,9 @@ impl QueueTrace {
         QueueTrace { decimator: Decimator::new(links, interval), ..Default::default() }
     }
 
-    pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64) {
-        let rows = self.decimator.offer(now, link as usize, (packets, bytes), |a, b| a.0 == b.0, |_, b| b.0 == 0);
+    pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
+        let state = (packets, bytes, sojourn);
+        let rows = self.decimator.offer(now, link as usize, state, |a, b| a.0 == b.0, |_, b| b.0 == 0);
         for (t, row) in rows.into_iter().flatten() {
             self.push(t, link, row);
         }
@@ -140,21 +143,22 @@ impl QueueTrace {
         }
     }
 
-    fn push(&mut self, now: Instant, link: u32, (packets, bytes): (u64, u64)) {
+    fn push(&mut self, now: Instant, link: u32, (packets, bytes, sojourn): (u64, u64, Option<Duration>)) {
         self.t.push(now.as_secs_f64());
         self.link.push(link);
         self.packets.push(packets);
         self.bytes.push(bytes);
+        self.sojourn.push(secs(sojourn));
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PacketEvent {
-    /// A data segment left its sender for the first time.
+    /// A data segment (or UDP datagram) left its sender for the first time.
     Send,
     Retransmit,
-    /// A data segment reached the receiver.
+    /// A data segment (or UDP datagram) reached the receiver.
     Arrive,
     AckSend,
     AckArrive,

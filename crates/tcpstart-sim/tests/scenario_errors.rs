@@ -57,3 +57,80 @@ fn pcap_of_an_unknown_link_is_refused() {
     let e = error(&format!(r#"{{{NET}, "flows": [{{"size": 1000}}], "trace": {{"pcap": ["core"]}}}}"#));
     assert!(e.starts_with("trace.pcap[0]: unknown link"), "{e}");
 }
+
+/// The first line of the error for a scenario with the given extra top-level fields.
+fn traffic_error(extra: &str) -> String {
+    error(&format!(r#"{{"network": {{"rate": "10Mbps", "rtt": "100ms", "hosts": 4}}, "duration": "1s", {extra}}}"#))
+}
+
+#[test]
+fn udp_sources_are_checked() {
+    let cases = [
+        (r#""udp": [{}]"#, "udp[0].rate: is required"),
+        (r#""udp": [{"rate": "0bps"}]"#, "udp[0].rate: must be between 1Kbps and 10000Gbps"),
+        (r#""udp": [{"rate": "1Mbps", "on": "1s"}]"#, "udp[0].off: is required when on is given"),
+        (r#""udp": [{"rate": "1Mbps", "on_off": "fixed"}]"#, "udp[0].on_off: needs the mean durations"),
+        (
+            r#""udp": [{"rate": "1Mbps", "on": "1s", "off": "1s", "on_off": "pareto"}]"#,
+            "udp[0].on_off: must be \"fixed\" or \"exponential\", got \"pareto\"",
+        ),
+        (r#""udp": [{"rate": "1Mbps", "start": "2s", "stop": "1s"}]"#, "udp[0].stop: must be between"),
+        (r#""udp": [{"rate": "1Mbps", "packet_size": 70000}]"#, "udp[0].packet_size: must be between 1 and 65507"),
+        (r#""udp": [{"rate": "1Mbps", "direction": "up"}]"#, "udp[0].direction: must be \"forward\" or \"reverse\""),
+        (r#""udp": [{"rate": "1Mbps", "host": 4}]"#, "udp[0].host: must be between 0 and 3, got 4"),
+    ];
+    for (extra, expected) in cases {
+        let e = traffic_error(extra);
+        assert!(e.starts_with(expected), "{extra}: {e}");
+    }
+    let e = error(&format!(r#"{{{NET}, "udp": [{{"rate": "1Mbps"}}]}}"#));
+    assert_eq!(e, "duration: is required because udp[0] has no stop time");
+}
+
+#[test]
+fn hosts_directions_and_schedules_are_checked() {
+    let cases = [
+        (r#""flows": [{"direction": "sideways"}]"#, "flows[0].direction: must be \"forward\" or \"reverse\""),
+        (r#""flows": [{"host": 9}]"#, "flows[0].host: must be between 0 and 3, got 9"),
+        (r#""flows": [{"access_delay": "5ms"}]"#, "flows[0].access_rate: per-flow access links"),
+        (r#""flows": [{"starts": ["1s"], "count": 2}]"#, "flows[0].starts: give either starts or count, not both"),
+        (r#""flows": [{"starts": []}]"#, "flows[0].starts: must list between 1 and 100000"),
+        (r#""flows": [{"starts": ["1s", 2]}]"#, "flows[0].starts[1]: give a unit"),
+        (r#""flows": [{"count": 3, "arrivals": "bursty"}]"#, "flows[0].arrivals: must be \"periodic\" or \"poisson\""),
+        (
+            r#""flows": [{"count": 3, "arrivals": "poisson"}]"#,
+            "flows[0].interval: Poisson arrivals need a mean interval above 0",
+        ),
+        (r#""flows": [{"algorithm": "warp"}]"#, "flows[0].algorithm:"),
+        (r#""algorithm": "warp", "flows": [{}]"#, "algorithm:"),
+    ];
+    for (extra, expected) in cases {
+        let e = traffic_error(extra);
+        assert!(e.starts_with(expected), "{extra}: {e}");
+    }
+    let e = error(r#"{"network": {"rate": "10Mbps", "rtt": "100ms", "hosts": 0}, "flows": [{"size": 1}]}"#);
+    assert!(e.starts_with("network.hosts: must be between 1 and 10000, got 0"), "{e}");
+    let e = error(&format!(r#"{{{NET}, "flows": [{{"size": 1, "host": 0}}]}}"#));
+    assert!(e.starts_with("flows[0].host: needs network.hosts"), "{e}");
+    let e = error(&format!(r#"{{{NET}}}"#));
+    assert_eq!(e, "flows: at least one flow, web workload or UDP source is required");
+}
+
+#[test]
+fn web_workloads_are_checked() {
+    let cases = [
+        (r#""web": [{"sessions": 0}]"#, "web[0].sessions: must be between 1 and 100000, got 0"),
+        (r#""web": [{"page_objects_shape": 1.0}]"#, "web[0].page_objects_shape: must be more than 1"),
+        (r#""web": [{"object_packets_mean": -4}]"#, "web[0].object_packets_mean: must be between"),
+        (r#""web": [{"page_interval": 5}]"#, "web[0].page_interval: give a unit"),
+        (r#""web": [{"sessions": 1000, "pages": 10000}]"#, "web[0].pages: sessions x pages must be at most 1000000"),
+        (r#""web": [{"algorithm": "warp"}]"#, "web[0].algorithm:"),
+        (r#""web": [{"params": {"abc": 99}}]"#, "web[0].params.abc:"),
+        (r#""web": [{"tcp": {"mss": 1}}]"#, "web[0].tcp.mss:"),
+        (r#""web": [{"sesions": 3}]"#, "web[0].sesions: unknown field `sesions`"),
+    ];
+    for (extra, expected) in cases {
+        let e = traffic_error(extra);
+        assert!(e.starts_with(expected), "{extra}: {e}");
+    }
+}

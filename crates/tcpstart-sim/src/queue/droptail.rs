@@ -1,75 +1,65 @@
 //! Drop-tail FIFO with a limit in packets or in bytes.
 
-use std::collections::VecDeque;
+use tcpstart_cc::Instant;
 
-use super::{QueueDiscipline, Queued};
+use super::{Admission, Fifo, QueueDiscipline, Queued};
 use crate::scenario::Limit;
 
 pub struct DropTail {
-    limit: Limit,
-    items: VecDeque<Queued>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl DropTail {
     pub fn new(limit: Limit) -> Self {
-        DropTail { limit, items: VecDeque::new(), bytes: 0 }
+        DropTail { fifo: Fifo::new(limit) }
     }
 }
 
 impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, pkt: Queued) -> bool {
-        let fits = match self.limit {
-            Limit::Packets(n) => (self.items.len() as u64) < n,
-            Limit::Bytes(b) => self.bytes + pkt.bytes as u64 <= b,
-        };
-        if fits {
-            self.bytes += pkt.bytes as u64;
-            self.items.push_back(pkt);
-        }
-        fits
+    fn enqueue(&mut self, _now: Instant, pkt: Queued) -> Admission {
+        self.fifo.push(pkt)
     }
 
-    fn dequeue(&mut self) -> Option<Queued> {
-        let pkt = self.items.pop_front()?;
-        self.bytes -= pkt.bytes as u64;
-        Some(pkt)
+    fn dequeue(&mut self, _now: Instant, _dropped: &mut Vec<Queued>) -> Option<Queued> {
+        self.fifo.pop()
     }
 
-    fn len_packets(&self) -> usize {
-        self.items.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::pkt;
     use super::*;
 
-    fn pkt(slot: u32, bytes: u32) -> Queued {
-        Queued { slot, bytes }
-    }
+    const T: Instant = Instant(0);
 
     #[test]
     fn packet_limit_drops_the_arrival_that_does_not_fit() {
         let mut q = DropTail::new(Limit::Packets(2));
-        assert!(q.enqueue(pkt(1, 1500)));
-        assert!(q.enqueue(pkt(2, 1500)));
-        assert!(!q.enqueue(pkt(3, 40)));
-        assert_eq!(q.dequeue(), Some(pkt(1, 1500)));
-        assert!(q.enqueue(pkt(4, 40)));
+        assert_eq!(q.enqueue(T, pkt(1, 1500, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, pkt(2, 1500, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, pkt(3, 40, 0)), Admission::Overflow);
+        assert_eq!(q.dequeue(T, &mut Vec::new()), Some(pkt(1, 1500, 0)));
+        assert_eq!(q.enqueue(T, pkt(4, 40, 0)), Admission::Accepted);
         assert_eq!((q.len_packets(), q.len_bytes()), (2, 1540));
     }
 
     #[test]
     fn byte_limit_counts_sizes() {
         let mut q = DropTail::new(Limit::Bytes(3000));
-        assert!(q.enqueue(pkt(1, 1500)));
-        assert!(q.enqueue(pkt(2, 1460)));
-        assert!(!q.enqueue(pkt(3, 100)), "3060 bytes would exceed the limit");
-        assert!(q.enqueue(pkt(4, 40)));
+        assert_eq!(q.enqueue(T, pkt(1, 1500, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, pkt(2, 1460, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, pkt(3, 100, 0)), Admission::Overflow, "3060 bytes would exceed the limit");
+        assert_eq!(q.enqueue(T, pkt(4, 40, 0)), Admission::Accepted);
+    }
+
+    #[test]
+    fn an_empty_queue_takes_a_packet_larger_than_its_byte_limit() {
+        let mut q = DropTail::new(Limit::Bytes(1500));
+        assert_eq!(q.enqueue(T, pkt(1, 1512, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, pkt(2, 40, 0)), Admission::Overflow);
     }
 }

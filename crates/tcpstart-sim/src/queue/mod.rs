@@ -1,21 +1,143 @@
-//! Queue disciplines in front of a link. Drop-tail is the only one so far; RED and CoDel plug in
-//! behind the same trait.
+//! Queue disciplines in front of a link: drop-tail, RED (Floyd and Jacobson 1993, as in ns-3's
+//! `RedQueueDisc`) and CoDel (RFC 8289), each behind [`QueueDiscipline`]. They share the FIFO
+//! storage and its limit ([`Fifo`]) and differ only in what they drop and when.
 
+mod codel;
 mod droptail;
+mod red;
 
+pub use codel::{CoDel, CodelParams};
 pub use droptail::DropTail;
+pub use red::{Red, RedParams};
 
-/// A packet waiting in a queue: its pool slot and wire size.
+use std::collections::VecDeque;
+
+use tcpstart_cc::Instant;
+
+use crate::scenario::Limit;
+
+/// A packet waiting in a queue: its pool slot, wire size and the time it entered the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Queued {
     pub slot: u32,
     pub bytes: u32,
+    pub enqueued: Instant,
+}
+
+/// What a discipline did with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    Accepted,
+    /// The buffer limit was reached (tail drop).
+    Overflow,
+    /// An AQM dropped it early, by probability (RED below its hard limit).
+    Early,
+    /// RED's average queue was above its hard limit (2 max_th when gentle, else max_th).
+    Forced,
+}
+
+/// Why a queued packet was dropped; counted separately in the link statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    Overflow,
+    Early,
+    Forced,
+}
+
+impl Admission {
+    pub fn drop_cause(self) -> Option<DropCause> {
+        match self {
+            Admission::Accepted => None,
+            Admission::Overflow => Some(DropCause::Overflow),
+            Admission::Early => Some(DropCause::Early),
+            Admission::Forced => Some(DropCause::Forced),
+        }
+    }
 }
 
 pub trait QueueDiscipline: Send {
-    /// Offers a packet; returns false if it was dropped instead.
-    fn enqueue(&mut self, pkt: Queued) -> bool;
-    fn dequeue(&mut self) -> Option<Queued>;
-    fn len_packets(&self) -> usize;
-    fn len_bytes(&self) -> u64;
+    /// Offers a packet arriving at `now`.
+    fn enqueue(&mut self, now: Instant, pkt: Queued) -> Admission;
+    /// The next packet to transmit at `now`. Packets the discipline drops on the way out (CoDel)
+    /// are appended to `dropped`; they count as early drops.
+    fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued>;
+    /// The packets held.
+    fn fifo(&self) -> &Fifo;
+
+    fn len_packets(&self) -> usize {
+        self.fifo().len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo().bytes()
+    }
+}
+
+/// FIFO storage with a limit in packets or bytes. A packet always fits an empty queue, so a byte
+/// limit smaller than one packet with options still lets traffic through one at a time.
+#[derive(Debug)]
+pub struct Fifo {
+    limit: Limit,
+    items: VecDeque<Queued>,
+    bytes: u64,
+}
+
+impl Fifo {
+    pub fn new(limit: Limit) -> Self {
+        Fifo { limit, items: VecDeque::new(), bytes: 0 }
+    }
+
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    /// Whether the limit leaves room for `pkt`.
+    pub fn fits(&self, pkt: &Queued) -> bool {
+        self.items.is_empty()
+            || match self.limit {
+                Limit::Packets(n) => (self.items.len() as u64) < n,
+                Limit::Bytes(b) => self.bytes + pkt.bytes as u64 <= b,
+            }
+    }
+
+    /// Appends `pkt` if it fits.
+    pub fn push(&mut self, pkt: Queued) -> Admission {
+        if !self.fits(&pkt) {
+            return Admission::Overflow;
+        }
+        self.bytes += pkt.bytes as u64;
+        self.items.push_back(pkt);
+        Admission::Accepted
+    }
+
+    pub fn pop(&mut self) -> Option<Queued> {
+        let pkt = self.items.pop_front()?;
+        self.bytes -= pkt.bytes as u64;
+        Some(pkt)
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The occupancy in the limit's own unit: packets, or bytes.
+    pub fn occupancy(&self) -> f64 {
+        match self.limit {
+            Limit::Packets(_) => self.items.len() as f64,
+            Limit::Bytes(_) => self.bytes as f64,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn pkt(slot: u32, bytes: u32, at_ns: u64) -> Queued {
+    Queued { slot, bytes, enqueued: Instant(at_ns) }
 }

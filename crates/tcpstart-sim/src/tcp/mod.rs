@@ -1,5 +1,6 @@
 //! The TCP endpoints.
 
+pub mod delivery_rate;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

@@ -3,6 +3,16 @@
 //! for out-of-order data and for data that fills a hole), timestamps echo (RFC 7323 4.3) and the
 //! advertised window. The application reads in-order data at once, so only out-of-order data
 //! occupies the receive buffer.
+//!
+//! ACK policies, from the `tcp` options: every segment (`delayed_ack = false` or
+//! `delack_count = 1`); every k segments or after `delack_timeout`, whichever comes first
+//! (`delack_count = k`; the OPNET "segment/clock based" setting is k = 2 with a 0.2 s maximum
+//! delay); and optionally Linux's quick-ACK mode at connection start: the first `quickack` ACKs
+//! after data begins are sent at once, one per segment. Linux (net/ipv4/tcp_input.c
+//! `tcp_incr_quickack`, called on the first data segment) allows min(16 = TCP_MAX_QUICKACKS,
+//! rcv_wnd / (2 rcv_mss)) of them, at least 2, and counts one down per ACK sent
+//! (`tcp_dec_quickack_mode`); with Linux's initial receive window of 10 segments that is 5, with
+//! a window of 32 segments or more it is 16.
 
 use tcpstart_cc::{Instant, ReceiverHook, SegmentArrival};
 
@@ -22,6 +32,8 @@ pub struct Receiver {
     /// Full segments received since the last ACK was sent.
     unacked_segments: u32,
     pub delack_deadline: Option<Instant>,
+    /// Quick ACKs left (Linux `icsk_ack.quick`).
+    quickacks_left: u32,
     /// RFC 7323 TS.Recent and Last.ACK.sent.
     ts_recent: u64,
     last_ack_sent: u64,
@@ -34,6 +46,7 @@ pub struct Receiver {
 impl Receiver {
     pub fn new(cfg: TcpConfig, clock_offset: u64, hook: Option<Box<dyn ReceiverHook>>) -> Self {
         Receiver {
+            quickacks_left: cfg.quickack,
             cfg,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -46,6 +59,12 @@ impl Receiver {
             hook,
             pending_echo: None,
         }
+    }
+
+    /// Frees the out-of-order store once the sender has finished (a late duplicate may still
+    /// arrive and is handled as usual).
+    pub fn release_buffers(&mut self) {
+        self.ooo = Vec::new();
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -99,7 +118,7 @@ impl Receiver {
             return Some(self.send_ack(now));
         }
         self.unacked_segments += 1;
-        if !self.cfg.delayed_ack || self.unacked_segments >= self.cfg.delack_count {
+        if !self.cfg.delayed_ack || self.quickacks_left > 0 || self.unacked_segments >= self.cfg.delack_count {
             return Some(self.send_ack(now));
         }
         if self.delack_deadline.is_none() {
@@ -142,6 +161,7 @@ impl Receiver {
     fn send_ack(&mut self, now: Instant) -> Packet {
         self.unacked_segments = 0;
         self.delack_deadline = None;
+        self.quickacks_left = self.quickacks_left.saturating_sub(1);
         self.last_ack_sent = self.rcv_nxt;
         let mut ack = self.ack_packet(now);
         ack.echo = self.pending_echo.take();
@@ -198,6 +218,22 @@ mod tests {
     }
 
     #[test]
+    fn quick_acks_answer_each_of_the_first_segments_then_delayed_acks_resume() {
+        let raw = RawTcp { quickack: Some(3), ..RawTcp::default() };
+        let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
+        let acked: Vec<bool> = (0..9).map(|i| r.on_packet(Instant(i), &data(i * 1000)).is_some()).collect();
+        assert_eq!(acked, [true, true, true, false, true, false, true, false, true]);
+    }
+
+    #[test]
+    fn every_kth_segment_is_acknowledged() {
+        let raw = RawTcp { delack_count: Some(3), ..RawTcp::default() };
+        let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
+        let acks: Vec<u64> = (0..9).filter_map(|i| r.on_packet(Instant(i), &data(i * 1000))).map(|a| a.ack).collect();
+        assert_eq!(acks, [3000, 6000, 9000]);
+    }
+
+    #[test]
     fn out_of_order_data_is_acked_at_once_with_sack_blocks() {
         let mut r = Receiver::new(cfg(true), 0, None);
         r.on_packet(Instant(0), &data(0));
@@ -225,6 +261,38 @@ mod tests {
             None,
         );
         assert_eq!(small.on_packet(Instant(0), &data(5000)).unwrap().rwnd, 9_000);
+    }
+
+    fn marked(seq: u64, mark: u8) -> Packet {
+        Packet { mark, ..data(seq) }
+    }
+
+    fn pair_hook() -> Option<Box<dyn ReceiverHook>> {
+        tcpstart_cc::build_receiver_hook("modified-swift-start", &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn delayed_ack_of_a_marked_pair_carries_the_gap() {
+        let mut r = Receiver::new(cfg(true), 0, pair_hook());
+        assert!(r.on_packet(Instant(0), &marked(0, 1)).is_none());
+        let ack = r.on_packet(Instant(7_772_000), &marked(1000, 2)).unwrap();
+        assert_eq!((ack.ack, ack.echo), (2000, Some(7_772)));
+        // The echo is sent once.
+        r.on_packet(Instant(8_000_000), &data(2000));
+        assert_eq!(r.on_packet(Instant(9_000_000), &data(3000)).unwrap().echo, None);
+    }
+
+    #[test]
+    fn echo_waits_for_the_delayed_ack_timer_when_the_pair_straddles_two_acks() {
+        // The First completes an ACK of two segments; the Second waits for the timer, whose ACK
+        // (the ACK of the second segment) carries the gap.
+        let mut r = Receiver::new(cfg(true), 0, pair_hook());
+        r.on_packet(Instant(0), &data(0));
+        let ack = r.on_packet(Instant(1_000), &marked(1000, 1)).unwrap();
+        assert_eq!((ack.ack, ack.echo), (2000, None));
+        assert!(r.on_packet(Instant(501_000), &marked(2000, 2)).is_none());
+        let ack = r.on_delack_timer(Instant(200_501_000)).unwrap();
+        assert_eq!((ack.ack, ack.echo), (3000, Some(500)));
     }
 
     #[test]

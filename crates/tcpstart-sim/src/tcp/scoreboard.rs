@@ -43,6 +43,8 @@ pub struct Scoreboard {
     /// Segment numbers below this were already examined by SACK loss detection.
     lost_frontier: u64,
     highest_sacked_end: u64,
+    /// Bytes ever marked lost (Linux `tp->lost`), for delivery-rate samples.
+    lost_total: u64,
 }
 
 impl Scoreboard {
@@ -55,6 +57,7 @@ impl Scoreboard {
             retransmit_cursor: 0,
             lost_frontier: 0,
             highest_sacked_end: 0,
+            lost_total: 0,
         }
     }
 
@@ -72,6 +75,9 @@ impl Scoreboard {
     }
     pub fn highest_sacked_end(&self) -> u64 {
         self.highest_sacked_end
+    }
+    pub fn lost_total(&self) -> u64 {
+        self.lost_total
     }
 
     fn index_of(&self, seq: u64) -> Option<usize> {
@@ -160,6 +166,7 @@ impl Scoreboard {
             return;
         }
         s.lost = true;
+        self.lost_total += s.len as u64;
         if s.in_flight {
             s.in_flight = false;
             self.in_flight -= s.len as u64;

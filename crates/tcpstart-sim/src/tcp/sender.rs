@@ -12,6 +12,7 @@ use tcpstart_cc::{
 
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::scenario::TcpConfig;
+use crate::tcp::delivery_rate::DeliveryRate;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -78,6 +79,7 @@ pub struct Sender {
     /// Next new byte to send (the highest sequence sent so far).
     snd_max: u64,
     board: Scoreboard,
+    rate: DeliveryRate,
     rtt: RttEstimator,
     dupacks: u32,
     /// New data sent on duplicate ACKs before recovery (RFC 3042 limited transmit); RFC 5681 3.2
@@ -107,6 +109,7 @@ impl Sender {
         Sender {
             flow,
             board: Scoreboard::new(cfg.mss),
+            rate: DeliveryRate::new(cfg.mss),
             rtt,
             cc,
             state: State::Idle,
@@ -170,9 +173,20 @@ impl Sender {
         self.send_syn(now, out);
     }
 
+    /// The sender's own clock: simulated time floored to whole `clock_tick`s, as a kernel that
+    /// counts jiffies reads it. Everything the sender measures or reports goes through it.
+    fn clock(&self, now: Instant) -> Instant {
+        let tick = self.cfg.clock_tick.as_nanos() as u64;
+        if tick == 0 {
+            now
+        } else {
+            Instant(now.0 - now.0 % tick)
+        }
+    }
+
     fn send_syn(&mut self, now: Instant, out: &mut Vec<Packet>) {
-        self.syn_sent_at = now;
-        let ts = self.cfg.timestamps.then_some((now.0, 0));
+        self.syn_sent_at = self.clock(now);
+        let ts = self.cfg.timestamps.then_some((self.syn_sent_at.0, 0));
         out.push(Packet {
             flow: self.flow,
             kind: PacketKind::Syn,
@@ -199,7 +213,8 @@ impl Sender {
         self.rwnd = pkt.rwnd;
         self.peer_tsval = pkt.ts.map_or(0, |t| t.0);
         // Karn's rule applies to the handshake too: a retransmitted SYN gives no sample.
-        let handshake_rtt = (!self.syn_retransmitted).then(|| now - self.syn_sent_at);
+        let clock = self.clock(now);
+        let handshake_rtt = (!self.syn_retransmitted).then(|| clock - self.syn_sent_at);
         match handshake_rtt {
             Some(r) => self.rtt.sample(r),
             None => self.rtt.reset_after_syn_retransmission(),
@@ -207,12 +222,13 @@ impl Sender {
         self.rto_deadline = None;
         let queued_bytes = self.size;
         self.with_cc(now, |cc| {
-            cc.on_established(&EstablishedEvent { now, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
+            cc.on_established(&EstablishedEvent { now: clock, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
         });
         self.try_send(now, out);
     }
 
     fn on_ack(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
+        let clock = self.clock(now);
         self.rwnd = pkt.rwnd;
         if let Some((tsval, _)) = pkt.ts {
             self.peer_tsval = tsval;
@@ -221,6 +237,7 @@ impl Sender {
         if self.cfg.sack {
             for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
                 newly_sacked += self.board.sack(start, end);
+                self.rate.on_sack(start, end);
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
@@ -232,14 +249,15 @@ impl Sender {
             let acked = self.board.ack_to(pkt.ack);
             bytes_acked = acked.bytes;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
+            self.rate.on_cumulative_ack(pkt.ack, self.cfg.sack);
             self.snd_una = pkt.ack;
             self.dupacks = 0;
             self.limited_transmit_bytes = 0;
             // RFC 7323 RTTM: with timestamps every advancing ACK gives a sample, retransmission
             // or not; without them, Karn's rule admits only never-retransmitted segments.
             rtt_sample = match pkt.ts {
-                Some((_, tsecr)) if self.cfg.timestamps => Some(now - Instant(tsecr)),
-                _ => acked.rtt_send_time.map(|sent| now - sent),
+                Some((_, tsecr)) if self.cfg.timestamps => Some(clock - Instant(tsecr)),
+                _ => acked.rtt_send_time.map(|sent| clock - sent),
             };
             if let Some(r) = rtt_sample {
                 self.rtt.sample(r);
@@ -248,14 +266,19 @@ impl Sender {
         } else if pkt.ack == self.snd_una && self.snd_max > self.snd_una && (!self.cfg.sack || newly_sacked > 0) {
             self.dupacks += 1;
             is_dup = true;
+            if !self.cfg.sack {
+                self.rate.on_dupack();
+            }
         }
         if self.cfg.sack {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
+        let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts.is_some());
+        let rate = self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt);
         let window_before = self.window();
         let ev = AckEvent {
-            now,
+            now: clock,
             bytes_acked,
             bytes_sacked: newly_sacked,
             rtt_sample,
@@ -269,8 +292,12 @@ impl Sender {
             snd_nxt: self.snd_max,
             timestamps: pkt.ts.map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
             receiver_echo: pkt.echo,
+            rate: Some(rate),
         };
         self.with_cc(now, |cc| cc.on_ack(&ev));
+        if self.cc.marks_app_limited() {
+            self.rate.mark_app_limited(self.board.bytes_in_flight());
+        }
 
         if advanced {
             self.update_retransmit_timer(now);
@@ -348,7 +375,8 @@ impl Sender {
         self.stats.fast_recoveries += 1;
         self.recover = Some(self.snd_max);
         let high_data = self.snd_max;
-        self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now, flight_size, high_data }));
+        let clock = self.clock(now);
+        self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now: clock, flight_size, high_data }));
         // Without SACK the dupthresh segments that left the network inflate the window.
         let inflation = if self.cfg.sack { 0 } else { (self.cfg.dupthresh as u64 * mss) as i64 };
         self.recovery = Some(Recovery { point: high_data, inflation, retransmitted_bytes: 0, partial_acks: 0 });
@@ -360,7 +388,7 @@ impl Sender {
     fn exit_recovery(&mut self, now: Instant, rec: Recovery) {
         self.recovery = None;
         let ev = RecoveryExitEvent {
-            now,
+            now: self.clock(now),
             retransmitted_bytes: rec.retransmitted_bytes,
             bytes_in_flight: self.board.bytes_in_flight(),
         };
@@ -388,10 +416,15 @@ impl Sender {
             State::Established if !self.board.is_empty() => {
                 self.stats.timeouts += 1;
                 self.consecutive_rtos += 1;
-                let ev = RtoEvent { now, flight_size: self.snd_max - self.snd_una, consecutive: self.consecutive_rtos };
+                let ev = RtoEvent {
+                    now: self.clock(now),
+                    flight_size: self.snd_max - self.snd_una,
+                    consecutive: self.consecutive_rtos,
+                };
                 self.with_cc(now, |cc| cc.on_rto(&ev));
                 self.rtt.back_off();
                 self.board.mark_all_lost();
+                self.rate.on_timeout(self.board.lost_total());
                 self.recovery = None;
                 self.dupacks = 0;
                 self.recover = Some(self.snd_max);
@@ -423,7 +456,10 @@ impl Sender {
             let len = match lost {
                 Some(idx) => self.board.get(idx).map_or(0, |s| s.len as u64),
                 None if self.snd_max < self.size => mss.min(self.size - self.snd_max),
-                None => return,
+                None => {
+                    self.rate.check_app_limited(self.board.bytes_in_flight(), self.window(), false);
+                    return;
+                }
             };
             let window = self.window();
             // RFC 3042 limited transmit: one new segment for each of the first two duplicate ACKs,
@@ -456,10 +492,12 @@ impl Sender {
 
     /// Sends a retransmission of segment `lost`, or the next new segment.
     fn send_segment(&mut self, now: Instant, lost: Option<usize>, out: &mut Vec<Packet>) {
+        let clock = self.clock(now);
+        let nothing_outstanding = self.board.is_empty();
         let (seq, len, retransmission) = match lost {
             Some(idx) => {
                 let s = self.board.get(idx).copied().expect("lost segment exists");
-                self.board.on_retransmit(idx, now);
+                self.board.on_retransmit(idx, clock);
                 self.stats.retransmissions += 1;
                 self.stats.bytes_retransmitted += s.len as u64;
                 if let Some(r) = self.recovery.as_mut() {
@@ -470,11 +508,12 @@ impl Sender {
             None => {
                 let seq = self.snd_max;
                 let len = (self.cfg.mss as u64).min(self.size - seq) as u32;
-                self.board.push_new(seq, len, now);
+                self.board.push_new(seq, len, clock);
                 self.snd_max += len as u64;
                 (seq, len, false)
             }
         };
+        self.rate.on_sent(now, seq, len, retransmission, nothing_outstanding);
         let mark = self.cc.segment_mark(seq);
         let pkt = Packet {
             flow: self.flow,
@@ -484,7 +523,7 @@ impl Sender {
             len,
             ack: 0,
             rwnd: self.cfg.rcv_buf,
-            ts: self.cfg.timestamps.then_some((now.0, self.peer_tsval)),
+            ts: self.cfg.timestamps.then_some((clock.0, self.peer_tsval)),
             retransmission,
             mark,
             created: now,
@@ -492,17 +531,35 @@ impl Sender {
         };
         self.stats.segments_sent += 1;
         let bytes_in_flight = self.board.bytes_in_flight();
+        let app_limited = self.rate.is_app_limited();
         self.with_cc(now, |cc| {
-            cc.on_sent(&SentEvent { now, seq, len, is_retransmission: retransmission, bytes_in_flight })
+            cc.on_sent(&SentEvent {
+                now: clock,
+                seq,
+                len,
+                is_retransmission: retransmission,
+                bytes_in_flight,
+                app_limited,
+            })
         });
+        // The pacing rate counts payload bytes, as Linux's departure-time pacing does
+        // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
+        // controllers measure delivery in payload bytes, so the two agree.
         if let Some(rate) = self.cc.pacing_rate() {
-            let gap = Duration::from_secs_f64(pkt.wire_bytes() as f64 / rate);
+            let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         out.push(pkt);
+    }
+
+    /// Frees the scoreboard's storage once the transfer is over, so a run with thousands of
+    /// finished flows holds no per-segment memory for them.
+    pub fn release_buffers(&mut self) {
+        debug_assert!(self.is_done());
+        self.board = Scoreboard::new(self.cfg.mss);
     }
 
     fn finish(&mut self, now: Instant) {

@@ -11,7 +11,7 @@ pub fn run(spec: Value) -> RunOutput {
     let out = tcpstart_sim::run(s);
     let inv = &out.invariants;
     assert!(inv.ok, "invariants violated: {inv:?}");
-    assert_eq!(inv.packets_created, inv.delivered + inv.dropped + inv.in_network);
+    assert_eq!(inv.packets_created, inv.delivered + inv.dropped + inv.merged + inv.in_network);
     // Time never goes backwards within any recorded series.
     assert!(monotonic(&out.flows.t, &out.flows.flow), "flow trace time went backwards");
     assert!(monotonic(&out.queues.t, &out.queues.link), "queue trace time went backwards");

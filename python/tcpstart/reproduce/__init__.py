@@ -1,0 +1,40 @@
+"""`tcpstart reproduce NAME`: each paper's experiments, our numbers beside the paper's.
+
+Each paper has a module with one function, `reproduce(quick) -> Report`, that runs its
+simulations and compares them with the numbers typed in from the paper.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Callable
+
+from tcpstart.reproduce.report import Claim, Report, Value, Verdict
+
+# Paper name -> module in this package.
+PAPERS = {
+    "ess": "ess",
+    "jump-start": "jump_start",
+}
+
+
+def names() -> list[str]:
+    return list(PAPERS)
+
+
+def reproducer(name: str) -> Callable[[bool], Report]:
+    if name not in PAPERS:
+        raise ValueError(f"unknown reproduction {name!r}; available: {', '.join(PAPERS)}, all")
+    module = importlib.import_module(f"tcpstart.reproduce.{PAPERS[name]}")
+    return module.reproduce
+
+
+def reproduce(name: str, out: Path, quick: bool = False) -> Report:
+    """Runs one paper's reproduction and writes its report folder to `out`."""
+    report = reproducer(name)(quick)
+    report.write(out)
+    return report
+
+
+__all__ = ["Claim", "Report", "Value", "Verdict", "names", "reproduce", "reproducer"]

@@ -1,0 +1,287 @@
+"""Enhanced Slow-Start (Wang, Ni, Zhu, Wang; ICIC Express Letters), section 4.
+
+The paper runs ns-3 dumbbells (Table 1: access links 1 ms, bottleneck delay 5-50 ms, 5-50 Mbps),
+400-byte MTU, drop-tail, and compares ESS with CUBIC (HyStart), BBR, StopEG and NewReno by the
+inflight data (Figures 5, 6), the data delivered (Figure 7) and the RTT (Figure 8) over time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import polars as pl
+
+from tcpstart.batch import run_many
+from tcpstart.reproduce.report import Figure, Report, Value, judge
+from tcpstart.results import Result
+from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace
+
+ALGORITHMS = ["ess", "cubic", "bbr", "stopeg", "newreno"]
+# 400-byte packets: 20 bytes IP, 20 TCP, 12 of timestamp option.
+MSS = 348
+
+
+@dataclass(frozen=True)
+class Net:
+    rate_mbps: int
+    bottleneck_delay_ms: int
+
+    @property
+    def rtprop(self) -> float:
+        """Table 1's RTprop: 2 x (access delay 1 ms + bottleneck delay)."""
+        return 2 * (1 + self.bottleneck_delay_ms) / 1000
+
+    @property
+    def cwnd_best(self) -> float:
+        """Equation 6: BtlBw x RTprop, in bytes."""
+        return self.rate_mbps * 1e6 / 8 * self.rtprop
+
+    @property
+    def label(self) -> str:
+        return f"{self.rate_mbps} Mbps, {self.rtprop * 1000:.0f} ms"
+
+
+# Table 1.
+PATHS = [
+    Net(10, 5),
+    Net(5, 10),
+    Net(10, 10),
+    Net(20, 10),
+    Net(50, 10),
+    Net(10, 20),
+    Net(20, 20),
+    Net(10, 50),
+]
+# cwnd_best as the text of section 4.1 states it, in bytes, for the panels of Figures 5 and 6.
+PAPER_CWND_BEST = {
+    Net(10, 5): 1.2e4,
+    Net(10, 10): 2.75e4,
+    Net(10, 20): 5.25e4,
+    Net(10, 50): 1.275e5,
+    Net(5, 10): 1.375e4,
+    Net(20, 10): 5.5e4,
+    Net(50, 10): 1.375e5,
+}
+FIGURE5 = [Net(10, 5), Net(10, 10), Net(10, 20), Net(10, 50)]
+FIGURE6 = [Net(5, 10), Net(10, 10), Net(20, 10), Net(50, 10)]
+# Figure 8's panels have RTprop 22, 22, 42 and 42 ms; the paper does not say which rates.
+FIGURE8 = [Net(10, 10), Net(20, 10), Net(10, 20), Net(20, 20)]
+# The queue size is not given; ns-3's default drop-tail queue holds 100 packets.
+QUEUE = "100pkt"
+
+
+def _scenario(path: Net, algorithm: str, duration: float) -> Scenario:
+    network = Dumbbell(
+        rate=f"{path.rate_mbps}Mbps",
+        delay=f"{path.bottleneck_delay_ms}ms",
+        # Table 1's RTprop counts 1 ms of access delay each way; the simulator has an access link
+        # on each side, so each gets half of it.
+        access_delay="0.5ms",
+        queue=QUEUE,
+    )
+    return Scenario(
+        network,
+        [Flow(algorithm)],
+        tcp=Tcp(mss=MSS, initial_window=10, timestamps=True, sack=True),
+        duration=f"{duration}s",
+        trace=Trace(interval="1ms"),
+    )
+
+
+def _metrics(path: Net, result: Result, at: float) -> dict[str, float | None]:
+    flow = result.raw_summary["flows"][0]
+    trace = result.flows
+    peak_inflight = trace["inflight"].max()
+    peak_at = trace.filter(pl.col("inflight") == peak_inflight)["t"].min()
+    after = trace.filter((pl.col("t") > peak_at) & (pl.col("t") <= peak_at + 10 * path.rtprop))
+    delivered = trace.filter(pl.col("t") <= at)["delivered"]
+    exit_cwnd = flow["ss_exit_cwnd"]
+    return {
+        "exit_over_best": None if exit_cwnd is None else exit_cwnd / path.cwnd_best,
+        "exit_time_s": flow["ss_exit_time"],
+        "time_to_best_s": flow["time_to_bdp"],
+        "peak_inflight_over_best": peak_inflight / path.cwnd_best,
+        # A "window drop after slow start" (section 4.1): inflight falls below 60% of its peak
+        # within ten round trips after it.
+        "drop_after_peak": bool(after.height and after["inflight"].min() < 0.6 * peak_inflight),
+        "peak_rtt_ms": 1000 * trace["rtt"].max(),
+        "delivered_bytes_at": float(delivered.max()) if delivered.len() else 0.0,
+        "losses": flow["drops"],
+    }
+
+
+def reproduce(quick: bool) -> Report:
+    duration = 2.0 if quick else 5.0
+    report = Report(
+        name="ess",
+        title="Enhanced Slow-Start (ESS)",
+        citation="Z. Wang, H. Ni, X. Zhu, X. Wang, \"Enhanced Slow-Start\", ICIC Express Letters, section 4",
+        setup=(
+            "One flow per run on each Table 1 dumbbell (1 ms of access delay, bottleneck 5-50 Mbps), "
+            f"400-byte packets (MSS {MSS} with timestamps), initial window 10 segments, SACK, "
+            f"a {QUEUE} drop-tail bottleneck queue, {duration:g} s of an unlimited transfer. "
+            f"Algorithms: {', '.join(ALGORITHMS)}."
+        ),
+        quick=quick,
+    )
+    pairs = [(p, a) for p in PATHS for a in ALGORITHMS]
+    results = run_many([_scenario(p, a, duration) for p, a in pairs], progress="ess: Table 1 paths")
+    # Figure 7 compares the data delivered early on; 20 base RTTs is well past every start-up.
+    metrics = {(p, a): _metrics(p, r, 20 * p.rtprop) for (p, a), r in zip(pairs, results)}
+    traces = {(p, a): r.flows for (p, a), r in zip(pairs, results)}
+    report.data["runs"] = [{"path": p.label, "algorithm": a, **m} for (p, a), m in metrics.items()]
+
+    _cwnd_best(report)
+    _exit_windows(report, metrics)
+    _peaks(report, metrics)
+    _delivered(report, metrics)
+    _rtt(report, metrics)
+    _figures(report, traces)
+    report.notes += [
+        "The queue size is not in the paper; we use ns-3's default drop-tail size, 100 packets.",
+        "RTprop in Table 1 is 2 x (access delay + bottleneck delay), so the 1 ms access delay is split "
+        "over our two access links (0.5 ms each).",
+        "\"Window drop after slow start\" is read as inflight falling below 60% of its peak within ten "
+        "round trips of the peak.",
+        "StopEG is a reconstruction from the public description (see docs/algorithms/stopeg.md).",
+    ]
+    return report
+
+
+def _cwnd_best(report: Report) -> None:
+    values = [Value(p.label, PAPER_CWND_BEST[p], p.cwnd_best, "B") for p in PAPER_CWND_BEST]
+    wrong = [v.label for v in values if abs(v.difference or 0) > 0.01]
+    report.add(
+        "Section 4.1, eq. 6",
+        "cwnd_best = BtlBw x RTprop for the panels of Figures 5 and 6",
+        values,
+        judge(not wrong, len(wrong) < len(values), "recomputed from Table 1" + (f"; the text's value differs for {', '.join(wrong)}" if wrong else "")),
+    )
+
+
+def _best_on(metrics: dict, paths: list[Net], key: Callable[[dict], float], algorithm: str) -> list[Net]:
+    return [p for p in paths if min(ALGORITHMS, key=lambda a: key(metrics[(p, a)])) == algorithm]
+
+
+def _exit_windows(report: Report, metrics: dict) -> None:
+    def distance(m: dict) -> float:
+        return abs((m["exit_over_best"] or float("inf")) - 1)
+
+    best = _best_on(metrics, PATHS, distance, "ess")
+    values = [Value(f"ESS exit / cwnd_best, {p.label}", None, metrics[(p, "ess")]["exit_over_best"]) for p in PATHS]
+    report.add(
+        "Figures 5, 6",
+        "ESS ends slow start with the window closest to cwnd_best of the five, except on 10 Mbps / 22 ms "
+        "where StopEG is slightly better",
+        values,
+        judge(
+            len(best) >= len(PATHS) - 1,
+            len(best) > len(PATHS) / 2,
+            f"ESS is closest on {len(best)} of {len(PATHS)} paths",
+        ),
+    )
+    between = [p for p in PATHS if 1 <= (metrics[(p, "ess")]["exit_over_best"] or 0) <= 2]
+    report.add(
+        "Figures 5, 6",
+        "every algorithm ends slow start above cwnd_best (Figure 5(a)); ESS within 2 x cwnd_best",
+        [],
+        judge(len(between) == len(PATHS), len(between) > len(PATHS) / 2, f"ESS exits within [1, 2] x cwnd_best on {len(between)} of {len(PATHS)} paths"),
+    )
+
+
+def _peaks(report: Report, metrics: dict) -> None:
+    highest = [p for p in PATHS if max(ALGORITHMS, key=lambda a: metrics[(p, a)]["peak_inflight_over_best"]) == "newreno"]
+    report.add(
+        "Figures 5, 6",
+        "NewReno has the highest peak of inflight data",
+        [Value(f"NewReno peak inflight / cwnd_best, {p.label}", None, metrics[(p, "newreno")]["peak_inflight_over_best"]) for p in PATHS],
+        judge(len(highest) == len(PATHS), len(highest) > len(PATHS) / 2, f"highest on {len(highest)} of {len(PATHS)} paths"),
+    )
+    expected = {"newreno": True, "bbr": True, "stopeg": False, "cubic": False, "ess": False}
+    agree = {a: sum(metrics[(p, a)]["drop_after_peak"] == want for p in PATHS) for a, want in expected.items()}
+    report.add(
+        "Figures 5, 6",
+        "NewReno and BBR drop their window after slow start; StopEG, CUBIC and ESS do not",
+        [Value(f"{a}: paths agreeing", len(PATHS), n) for a, n in agree.items()],
+        judge(
+            all(n == len(PATHS) for n in agree.values()),
+            all(n > len(PATHS) / 2 for n in agree.values()),
+            ", ".join(f"{a} {n}/{len(PATHS)}" for a, n in agree.items()),
+        ),
+    )
+
+
+def _delivered(report: Report, metrics: dict) -> None:
+    def most(m: dict) -> float:
+        return -m["delivered_bytes_at"]
+
+    def least(m: dict) -> float:
+        return m["delivered_bytes_at"]
+
+    ess_first = _best_on(metrics, PATHS, most, "ess")
+    bbr_last = _best_on(metrics, PATHS, least, "bbr")
+    report.add(
+        "Figure 7",
+        "ESS delivers the most data early in the connection and BBR the least",
+        [Value(f"ESS / NewReno delivered after 20 RTprop, {p.label}", None, metrics[(p, "ess")]["delivered_bytes_at"] / max(metrics[(p, "newreno")]["delivered_bytes_at"], 1)) for p in PATHS],
+        judge(
+            len(ess_first) == len(PATHS) and len(bbr_last) == len(PATHS),
+            len(ess_first) > len(PATHS) / 2,
+            f"ESS first on {len(ess_first)}, BBR last on {len(bbr_last)} of {len(PATHS)} paths",
+        ),
+    )
+
+
+def _rtt(report: Report, metrics: dict) -> None:
+    smaller = [p for p in FIGURE8 if metrics[(p, "stopeg")]["peak_rtt_ms"] <= metrics[(p, "ess")]["peak_rtt_ms"]]
+    larger = [
+        p for p in FIGURE8 if all(metrics[(p, a)]["peak_rtt_ms"] > metrics[(p, "ess")]["peak_rtt_ms"] for a in ("cubic", "bbr", "newreno"))
+    ]
+    report.add(
+        "Figure 8",
+        "StopEG almost always has a smaller RTT than ESS; CUBIC, BBR and NewReno reach a much larger maximum RTT than ESS",
+        [Value(f"peak RTT {a}, {p.label}", None, metrics[(p, a)]["peak_rtt_ms"], "ms") for p in FIGURE8 for a in ALGORITHMS],
+        judge(
+            len(smaller) >= len(FIGURE8) - 1 and len(larger) == len(FIGURE8),
+            len(larger) > len(FIGURE8) / 2,
+            f"StopEG below ESS on {len(smaller)} of {len(FIGURE8)} panels; CUBIC, BBR and NewReno above ESS on {len(larger)}",
+        ),
+    )
+
+
+def _panel_figure(
+    file: str, caption: str, panels: list[Net], traces: dict, column: str, scale: float, ylabel: str, best: bool
+) -> Figure:
+    def draw(path: Path) -> None:
+        fig, axes = plt.subplots(2, 2, figsize=(10, 7))
+        for ax, p in zip(axes.flat, panels):
+            for a in ALGORITHMS:
+                t = traces[(p, a)].filter(pl.col("t") <= 30 * p.rtprop)
+                ax.plot(t["t"], t[column] * scale, label=a, lw=1)
+            if best:
+                ax.axhline(p.cwnd_best * scale, color="k", ls="--", lw=0.8, label="cwnd_best")
+            ax.set_title(p.label)
+            ax.set_xlabel("time (s)")
+            ax.set_ylabel(ylabel)
+        axes.flat[0].legend(fontsize=8)
+        fig.suptitle(caption)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
+    return Figure(file, caption, draw)
+
+
+def _figures(report: Report, traces: dict) -> None:
+    report.figures += [
+        _panel_figure("figure5.png", "Inflight data vs time, 10 Mbps (Figure 5)", FIGURE5, traces, "inflight", 1, "inflight (bytes)", True),
+        _panel_figure("figure6.png", "Inflight data vs time, 22 ms (Figure 6)", FIGURE6, traces, "inflight", 1, "inflight (bytes)", True),
+        _panel_figure("figure7.png", "Data delivered vs time (Figure 7)", FIGURE5, traces, "delivered", 1e-6, "delivered (MB)", False),
+        _panel_figure("figure8.png", "RTT vs time (Figure 8)", FIGURE8, traces, "rtt", 1000, "RTT (ms)", False),
+    ]

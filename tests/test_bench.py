@@ -1,0 +1,28 @@
+"""`tcpstart bench`: the benchmark figures are measured, complete and plausible."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def test_bench_measures_a_short_b1_and_b5(cli, tmp_path: Path) -> None:
+    status, out, err = cli("bench", "B1", "B5", "--duration", "1s", "--runs", "6", "--json", tmp_path / "b.json")
+    assert status == 0, err
+    b1, b5 = json.loads((tmp_path / "b.json").read_text())
+    assert b1["benchmark"] == "B1" and abs(b1["simulated_s"] - 1.0) < 1e-9
+    assert b1["invariants_ok"]
+    # 10 flows fill most of 1 Gb/s within 1 s (about 85,000 packets at full rate).
+    assert b1["bottleneck_packets"] > 20_000
+    assert b1["wall_s"] > 0 and b1["bottleneck_packets_per_s"] == b1["bottleneck_packets"] / b1["wall_s"]
+    # A child interpreter plus the simulator: more than a bare process, far less than a gigabyte.
+    assert 5 < b1["peak_rss_mb"] < 1000
+    assert b5["runs"] == 6 and b5["workers"] >= 1
+    assert 0 <= b5["python_overhead_fraction"] < 1
+    assert "B1" in out and "runs/s" in out
+
+
+def test_unknown_benchmark_is_a_clear_error(cli) -> None:
+    status, _, err = cli("bench", "B9")
+    assert status == 2
+    assert "B9" in err and "B1" in err
