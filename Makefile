@@ -1,7 +1,7 @@
 # tcpstart developer commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install test test-rust test-python bench
+.PHONY: help install test test-rust test-python bench crosscheck
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -18,3 +18,6 @@ test-python: ## Python API and CLI tests against the installed package
 
 bench: ## simulated packets per wall second on the reference scenario
 	cargo run --release -p tcpstart-sim --example bench
+
+crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs/validation.md
+	$(PYTHON) -m tcpstart crosscheck

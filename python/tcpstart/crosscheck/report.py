@@ -37,13 +37,41 @@ def run_matrix(
     return out
 
 
+def classify(c: Comparison) -> str:
+    """Which stage of the run the two simulators part at, read from the counters alone.
+
+    Used for cases nobody has traced by hand (NOTES); it says where to look, not why.
+    """
+    a, b = c.tcpstart, c.ns3
+    if b.timeouts > 50 or a.timeouts > 50:
+        return "D5 (timeouts in the thousands: the one-segment timeout loop)"
+    same_loss = (
+        a.first_loss_time is not None
+        and b.first_loss_time is not None
+        and abs(a.first_loss_time - b.first_loss_time) <= 0.1 * c.case.rtt_ms / 1e3 + 0.005
+        and abs(a.first_loss_cwnd - b.first_loss_cwnd) <= max(0.05 * b.first_loss_cwnd, 2 * MSS)
+    )
+    if not same_loss:
+        return (
+            f"start-up differs before the first loss ({_s(a.first_loss_time)} s / {_kb(a.first_loss_cwnd)} KB vs "
+            f"{_s(b.first_loss_time)} s / {_kb(b.first_loss_cwnd)} KB){' - D7' if c.algo.tcpstart == 'cubic' else ''}"
+        )
+    if (a.fast_recoveries, a.timeouts) != (b.fast_recoveries, b.timeouts):
+        return "same first loss, then loss recovery diverges (recoveries/timeouts differ): D3/D4/D6, not traced"
+    return "UNEXPLAINED"
+
+
 def verdict(c: Comparison) -> str:
-    """"ok" within the tolerance, else the named differences that explain it (or UNEXPLAINED)."""
+    """"ok" within the tolerance, else the named differences that explain it.
+
+    Hand-written notes (traced cases) come first; other cases get the automatic classification,
+    marked "auto".
+    """
     within = c.worst() <= TOLERANCE
     note = NOTES.get((c.algo.label, c.case.name))
     if within:
         return "ok" + (f" ({note})" if note else "")
-    return note or "UNEXPLAINED"
+    return note or f"auto: {classify(c)}"
 
 
 def pct(d: Optional[float]) -> str:
