@@ -249,8 +249,18 @@ def write_report(results: list[Comparison], md_path: Path, img_dir: Path, comman
             f"![{algo.label} cwnd, tcpstart over ns-3]({rel_img / img.name})",
             "",
         ]
+    out += [
+        "## Timing ns-3 on the same scenario",
+        "",
+        "`python -m tcpstart.crosscheck.ns3build` prints the path of the compiled program; "
+        "`tcpstart.crosscheck.matrix.ns3_args(case, algorithm)` gives its arguments for a `Case`, and "
+        "`--traceInterval=-1` turns the cwnd trace off. Its JSON output has `wall_time_s` (whole "
+        "program) and `run_wall_time_s` (`Simulator::Run` only), beside the per-flow results.",
+        "",
+    ]
     ts_wall = sum(c.tcpstart.wall_time for c in results)
-    ns_runs = {id(c.ns3): c.ns3.wall_time for c in results}
+    # Two tcpstart variants checked against one ns-3 algorithm share its run.
+    ns_runs = {(c.case.name, c.algo.ns3, tuple(c.algo.ns3_attributes)): c.ns3.wall_time for c in results}
     out += [
         "## Wall time",
         "",
