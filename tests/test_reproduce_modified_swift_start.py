@@ -22,7 +22,15 @@ WIRE = 1460 + 40 + 8
 def test_quick_reproduction_computes_every_number(tmp_path: Path) -> None:
     report = reproduce("modified-swift-start", tmp_path, quick=True)
     folder = tmp_path
-    for name in ("report.md", "report.html", "results.json", "figure4.png", "figure5.png", "figure8.png", "figure9.png"):
+    for name in (
+        "report.md",
+        "report.html",
+        "results.json",
+        "figure4.png",
+        "figure5.png",
+        "figure8.png",
+        "figure9.png",
+    ):
         assert (folder / name).stat().st_size > 0, name
     results = json.loads((folder / "results.json").read_text())
     assert results["quick"] is True
