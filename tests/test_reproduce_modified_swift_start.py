@@ -57,6 +57,13 @@ def test_quick_reproduction_computes_every_number(tmp_path: Path) -> None:
             assert row["slow_start_time"] > floor and row["mss_time"] > floor
             assert abs(row["slow_start_time"] - row["mss_time"]) < 60
 
+    # Above the 1 s initial RTO: our difference and the what-if runs, in RTTs.
+    for path in ("T1", "OC1"):
+        jump = results["data"]["rto_jump"][path]
+        assert jump["link_delays_above"] == [0.5, 0.8]
+        for col in ("ours_rtts_above", "ours_rtts_below", "whatif_rfc5681_rtts", "whatif_byte_counting_rtts"):
+            assert all(0 < x < 100 for x in jump[col]), (path, col, jump[col])
+
     fig5 = results["data"]["figure5a"]
     # The receive window limits both: rate x RTT is at most one 65535-byte window (plus a segment).
     assert 0 < fig5["product_B"] <= 65_535 + 1460
