@@ -743,7 +743,7 @@ def _notes(t1: Table, oc1: Table) -> list[str]:
         f"rows are inconsistencies in the paper, which its windows inherit (21 929 = 0.11674 x 1460 / "
         f"0.007772).",
         "**Figures 4/5 are the 0.0001 s row**, whose paper RTT is the anomalous 0.11674 s; we run the "
-        "row as mapped (0.113 s), so our first window there is about 3 % under the paper's for the "
+        "row as mapped (0.113 s), so our first window there is about 4 % under the paper's for the "
         "RTT alone. The pair-gap claim compares the part that does not depend on the RTT. "
         "Figures 8/9 are captioned 0.32836 s, the second pair's RTT at link delay 0.1 s "
         "(first pair 0.31281 s); we run link delay 0.1 s.",
