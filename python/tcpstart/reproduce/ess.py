@@ -76,6 +76,8 @@ PANELS56 = list(dict.fromkeys(FIGURE5 + FIGURE6))
 STOPEG_BETTER = Net(10, 10)
 # Figure 8's panels have RTprop 22, 22, 42 and 42 ms; the paper does not say which rates.
 FIGURE8 = [Net(10, 10), Net(20, 10), Net(10, 20), Net(20, 20)]
+# Start-up metrics and figures cover this many base RTTs from the SYN: well past every start-up.
+START_UP_RTPROP = 30
 # The queue size is not given; ns-3's default drop-tail queue holds 100 packets.
 QUEUE = "100pkt"
 
@@ -98,15 +100,16 @@ def _scenario(path: Net, algorithm: str, duration: float) -> Scenario:
     )
 
 
-def _metrics(path: Net, result: Result, at: float) -> dict[str, float | None]:
+def _metrics(path: Net, result: Result) -> dict[str, float | None]:
+    """Start-up metrics over the first START_UP_RTPROP base RTTs (the span of the figures)."""
     flow = result.raw_summary["flows"][0]
-    trace = result.flows
+    horizon = START_UP_RTPROP * path.rtprop
+    trace = result.flows.filter(pl.col("t") <= horizon)
     peak_inflight = trace["inflight"].max()
     peak_at = trace.filter(pl.col("inflight") == peak_inflight)["t"].min()
     after = trace.filter((pl.col("t") > peak_at) & (pl.col("t") <= peak_at + 10 * path.rtprop))
-    delivered = trace.filter(pl.col("t") <= at)["delivered"]
     exit_cwnd = flow["ss_exit_cwnd"]
-    bottleneck = next(link for link in result.raw_summary["links"] if link["name"] == "bottleneck")
+    queue = result.queues.filter((pl.col("link") == "bottleneck") & (pl.col("t") <= horizon))
     return {
         "exit_over_best": None if exit_cwnd is None else exit_cwnd / path.cwnd_best,
         "exit_time_s": flow["ss_exit_time"],
@@ -118,15 +121,16 @@ def _metrics(path: Net, result: Result, at: float) -> dict[str, float | None]:
         # The largest RTT a data segment met: base RTT plus the longest wait in the bottleneck
         # queue. The largest RTT *sample* also counts the receiver's delayed-ACK timer (a round's
         # odd last segment), which says nothing about the queue; it is kept for reference.
-        "peak_rtt_ms": 1000 * (flow["base_rtt"] + bottleneck["sojourn"]["max"]),
+        "peak_rtt_ms": 1000 * (flow["base_rtt"] + queue["sojourn"].max()),
         "peak_rtt_sample_ms": 1000 * trace["rtt"].drop_nans().max(),
-        "delivered_bytes_at": float(delivered.max()) if delivered.len() else 0.0,
-        "losses": flow["drops"],
+        "delivered_bytes_at": float(trace["delivered"].max()),
+        "losses": trace["retransmissions"].max(),
     }
 
 
 def reproduce(quick: bool) -> Report:
-    duration = 2.0 if quick else 5.0
+    # Nothing in the setting is random, so quick mode runs the same (short) runs.
+    duration = round(START_UP_RTPROP * max(p.rtprop for p in PATHS) + 0.2, 3)
     report = Report(
         name="ess",
         title="Enhanced Slow-Start (ESS)",
@@ -141,8 +145,7 @@ def reproduce(quick: bool) -> Report:
     )
     pairs = [(p, a) for p in PATHS for a in ALGORITHMS]
     results = run_many([_scenario(p, a, duration) for p, a in pairs], progress="ess: Table 1 paths")
-    # Figure 7 compares the data delivered early on; 20 base RTTs is well past every start-up.
-    metrics = {(p, a): _metrics(p, r, 20 * p.rtprop) for (p, a), r in zip(pairs, results)}
+    metrics = {(p, a): _metrics(p, r) for (p, a), r in zip(pairs, results)}
     traces = {(p, a): r.flows for (p, a), r in zip(pairs, results)}
     report.data["runs"] = [{"path": p.label, "algorithm": a, **m} for (p, a), m in metrics.items()]
 
@@ -172,7 +175,9 @@ def reproduce(quick: bool) -> Report:
         "largest RTT *sample* (in results.json as peak_rtt_sample_ms, and visible as spikes in the RTT "
         "figure) also includes the receiver's delayed-ACK timer for the odd last segment of a round, "
         "which is not queueing.",
-        "Figure 7's 'at the beginning of TCP startup' is read as the data delivered after 20 RTprop; the "
+        f"Every start-up metric (peaks, losses, delivered data) covers the first {START_UP_RTPROP} RTprop of a run, the "
+        "span of the figures. Losses are the segments retransmitted in that span.",
+        f"Figure 7's 'at the beginning of TCP startup' is read as the data delivered after {START_UP_RTPROP} RTprop; the "
         "paper does not say which paths Figure 7 shows, so the claim is checked on all eight.",
         "Figure 8's panels have RTprop 22, 22, 42, 42 ms; the rates are not given, we use 10 and 20 Mbps.",
     ]
@@ -282,7 +287,7 @@ def _delivered(report: Report, metrics: dict) -> None:
         "Figure 7",
         "ESS delivers the most data early in the connection and BBR the least",
         [
-            Value(f"{a} / NewReno delivered after 20 RTprop, {p.label}", None, metrics[(p, a)]["delivered_bytes_at"] / max(metrics[(p, "newreno")]["delivered_bytes_at"], 1))
+            Value(f"{a} / NewReno delivered after {START_UP_RTPROP} RTprop, {p.label}", None, metrics[(p, a)]["delivered_bytes_at"] / max(metrics[(p, "newreno")]["delivered_bytes_at"], 1))
             for p in PATHS
             for a in ("ess", "bbr")
         ],
@@ -298,11 +303,13 @@ def _delivered(report: Report, metrics: dict) -> None:
     report.add(
         "Figure 7",
         "the gap between ESS and BBR grows with the BDP",
-        [Value(f"ESS / BBR delivered after 20 RTprop, {p.label}", None, g) for p, g in zip(PATHS, gap)],
+        [Value(f"ESS / BBR delivered after {START_UP_RTPROP} RTprop, {p.label}", None, g) for p, g in zip(PATHS, gap)],
         judge(
             rho is not None and rho >= 0.8,
-            rho is not None and rho > 0,
-            f"rank correlation of the ESS/BBR ratio with cwnd_best: {rho:.2f} (reproduced at 0.8 or more)" if rho is not None else "no variation",
+            rho is not None and rho >= 0.5,
+            f"rank correlation of the ESS/BBR ratio with cwnd_best: {rho:.2f} (reproduced at 0.8 or more, in trend at 0.5)"
+            if rho is not None
+            else "no variation",
         ),
     )
 
@@ -357,7 +364,7 @@ def _panel_figure(
         fig, axes = plt.subplots(2, 2, figsize=(10, 7))
         for ax, p in zip(axes.flat, panels):
             for a in ALGORITHMS:
-                t = traces[(p, a)].filter(pl.col("t") <= 30 * p.rtprop)
+                t = traces[(p, a)].filter(pl.col("t") <= START_UP_RTPROP * p.rtprop)
                 ax.plot(t["t"], t[column] * scale, label=a, lw=1)
             if best:
                 ax.axhline(p.cwnd_best * scale, color="k", ls="--", lw=0.8, label="cwnd_best")
