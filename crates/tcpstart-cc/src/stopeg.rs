@@ -284,7 +284,7 @@ mod tests {
             cc.on_sent(&SentEvent { now: at_us(now), seq: *snd_nxt, len: MSS as u32, ..Default::default() });
             *snd_nxt += MSS;
             last_departure = (now + RTT_MS * 1000).max(last_departure + slot_us);
-            if (*snd_nxt / MSS) % ack_every == 0 {
+            if (*snd_nxt / MSS).is_multiple_of(ack_every) {
                 pending.push_back((last_departure, *snd_nxt));
             }
         };
