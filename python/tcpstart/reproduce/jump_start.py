@@ -169,6 +169,7 @@ def _connection_stats(flows: list[dict[str, Any]]) -> dict[str, float]:
         "median_duration_s": statistics.median(done) if done else float("nan"),
         "drop_rate": sum(f["data_drops"] for f in flows) / sent if sent else 0.0,
         "incomplete": len(flows) - len(done),
+        "timeouts": sum(f["timeouts"] for f in flows),
     }
 
 
@@ -243,6 +244,19 @@ def _figure2(report: Report, quick: bool) -> None:
     )
     _drop_ratio_claim(report, calm, 4.0, (4.0, math.inf), "without contention Jump Start's loss rate is over four times Slow Start's", "no-contention")
     _drop_ratio_claim(report, busy, 2.0, (1.5, 3.0), "with contention Jump Start's loss rate is roughly twice Slow Start's", "contended")
+    swings = [r for r in busy if not 1 / 3 <= r["jump_start_median_duration_s"] / r["slow_start_median_duration_s"] <= 3]
+    if swings:
+        report.notes.append(
+            "Figure 2: with contention the medians are not smooth in the interval ("
+            + ", ".join(
+                f"{r['interval_s']:g} s: Slow Start {r['slow_start_median_duration_s']:.1f} s with "
+                f"{r['slow_start_timeouts']} timeouts, Jump Start {r['jump_start_median_duration_s']:.1f} s with "
+                f"{r['jump_start_timeouts']} timeouts"
+                for r in swings
+            )
+            + " over the 200 connections): retransmission timeouts, which back off exponentially, dominate the "
+            "durations there; with one deterministic run per point such swings are not averaged out."
+        )
     incomplete = sum(r["slow_start_incomplete"] + r["jump_start_incomplete"] for r in rows)
     if incomplete:
         report.notes.append(f"Figure 2: {incomplete} connections had not completed by the end of their run; medians are over the completed ones.")
