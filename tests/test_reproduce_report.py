@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tcpstart.reproduce.report import Figure, Report, Value, Verdict, judge, judge_values, rank_correlation
+from tcpstart.reproduce.report import Figure, Report, Table, Value, Verdict, judge, judge_values, rank_correlation
 
 
 def test_rank_correlation_of_same_and_reversed_order() -> None:
@@ -76,3 +76,13 @@ def test_a_failing_figure_leaves_no_half_written_report(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         report.write(tmp_path / "demo")
     assert not (tmp_path / "demo").exists()
+
+
+def test_tables_render_in_markdown_and_json(tmp_path: Path) -> None:
+    report = Report("demo", "Demo", "-", "-", quick=True)
+    report.tables.append(Table("Per path", ["path", "ratio"], [["10 Mbps", 1.23456], ["20 Mbps", "-"]]))
+    out = report.write(tmp_path / "demo")
+    md = (out / "report.md").read_text()
+    assert "## Per path" in md
+    assert "| path | ratio |\n| --- | ---: |\n| 10 Mbps | 1.235 |\n| 20 Mbps | - |" in md
+    assert json.loads((out / "results.json").read_text())["tables"][0]["rows"][1] == ["20 Mbps", "-"]

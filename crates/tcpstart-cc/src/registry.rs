@@ -58,13 +58,16 @@ impl fmt::Display for ParamError {
 /// Parameters after resolution: every parameter of the algorithm with its given or default value.
 pub type Params = BTreeMap<&'static str, f64>;
 
+/// Builds the receiver-side part of an algorithm from its parameters.
+pub type BuildReceiverHook = fn(&Params) -> Box<dyn ReceiverHook>;
+
 /// One registered algorithm: its description and how to build its sender (and receiver) parts.
 /// Each algorithm module defines its own `Registration` constants; [`REGISTRATIONS`] lists them.
 pub struct Registration {
     pub info: AlgorithmInfo,
     pub build: fn(&Params, &CcConfig) -> Box<dyn CongestionControl>,
     /// The receiver-side part, for algorithms that measure something at the receiver.
-    pub receiver_hook: Option<fn(&Params) -> Box<dyn ReceiverHook>>,
+    pub receiver_hook: Option<BuildReceiverHook>,
 }
 
 /// Every algorithm tcpstart knows, in the order `tcpstart algorithms` lists them.

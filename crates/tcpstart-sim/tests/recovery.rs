@@ -94,7 +94,7 @@ fn retransmission_timeout_backs_off_and_karn_ignores_retransmitted_samples() {
     // taken before the loss. (A sample from the retransmission would be a bare round trip, shorter
     // than the earlier samples, which include the queueing of the initial burst.)
     let f = &out.flows;
-    let before = (0..f.t.len()).filter(|&i| f.t[i] < retx[0]).map(|i| f.rtt[i]).last().unwrap();
+    let before = (0..f.t.len()).filter(|&i| f.t[i] < retx[0]).map(|i| f.rtt[i]).next_back().unwrap();
     assert!(before > 0.105, "the pre-loss sample {before} should include queueing");
     assert_eq!(*f.rtt.last().unwrap(), before, "an RTT sample was taken from a retransmitted segment");
 }

@@ -16,6 +16,7 @@ from tcpstart.reproduce.report import Claim, Report, Value, Verdict
 PAPERS = {
     "ess": "ess",
     "jump-start": "jump_start",
+    "modified-swift-start": "modified_swift_start",
 }
 
 

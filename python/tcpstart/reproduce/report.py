@@ -121,6 +121,15 @@ class Figure:
 
 
 @dataclass
+class Table:
+    """A table of our numbers (no verdict), e.g. per-path metrics the paper only plots."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+@dataclass
 class Report:
     name: str
     title: str
@@ -130,6 +139,7 @@ class Report:
     quick: bool
     claims: list[Claim] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """Interpretations and model differences that apply to the whole report."""
     data: dict[str, Any] = field(default_factory=dict)
@@ -166,6 +176,10 @@ class Report:
             lines += ["", f"## {c.source}: {c.statement}", "", f"**{c.verdict.value}**: {c.reason}", ""]
             if c.values:
                 lines += _value_table(c.values)
+        for table in self.tables:
+            lines += ["", f"## {table.title}", "", "| " + " | ".join(table.columns) + " |"]
+            lines.append("| " + " | ".join("---" if i == 0 else "---:" for i in range(len(table.columns))) + " |")
+            lines += ["| " + " | ".join(x if isinstance(x, str) else _fmt(x) for x in row) + " |" for row in table.rows]
         if self.figures:
             lines += ["", "## Figures", ""]
             for fig in self.figures:
@@ -190,6 +204,7 @@ class Report:
                 "quick": self.quick,
                 "run_seconds": run_seconds,
                 "claims": [_claim_json(c) for c in self.claims],
+                "tables": [asdict(t) for t in self.tables],
                 "data": self.data,
             }
             (tmp / "results.json").write_text(json.dumps(results, indent=1, default=_json_default))

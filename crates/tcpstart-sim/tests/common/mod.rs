@@ -19,7 +19,7 @@ pub fn run(spec: Value) -> RunOutput {
     out
 }
 
-pub fn flow<'a>(out: &'a RunOutput, i: usize) -> &'a Value {
+pub fn flow(out: &RunOutput, i: usize) -> &Value {
     &out.summary["flows"][i]
 }
 
