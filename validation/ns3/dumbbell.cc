@@ -51,6 +51,10 @@ struct FlowResult
     uint64_t fastRecoveries = 0;
     uint64_t timeouts = 0;
     uint32_t cwnd = 0;
+    // cwnd at the start of the current instant: some algorithms (TcpBbr) change cwnd in their
+    // CongestionStateSet hook, before the state-change trace fires.
+    uint32_t cwndBeforeNow = 0;
+    double cwndChangedAt = -1;
     uint32_t inflight = 0;
     double firstLossTime = -1;
     uint32_t firstLossCwnd = 0;
@@ -97,9 +101,14 @@ RecordCwnd(FlowResult& f, uint32_t cwnd)
 }
 
 void
-OnCwnd(uint32_t i, uint32_t, uint32_t cwnd)
+OnCwnd(uint32_t i, uint32_t old, uint32_t cwnd)
 {
     FlowResult& f = g_flows[i];
+    if (f.cwndChangedAt != NowS())
+    {
+        f.cwndChangedAt = NowS();
+        f.cwndBeforeNow = old;
+    }
     f.cwnd = cwnd;
     f.maxCwnd = std::max(f.maxCwnd, cwnd);
     RecordCwnd(f, cwnd);
@@ -125,11 +134,12 @@ OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongS
         return;
     }
     (now == TcpSocketState::CA_RECOVERY ? f.fastRecoveries : f.timeouts)++;
-    // The state changes before the algorithm reduces cwnd, so f.cwnd is the window at the loss.
+    // The window at the loss is the one the sender had when this instant began (tcpstart: the
+    // sample before the one with the retransmission).
     if (f.firstLossTime < 0)
     {
         f.firstLossTime = NowS() - f.start;
-        f.firstLossCwnd = f.cwnd;
+        f.firstLossCwnd = f.cwndChangedAt == NowS() ? f.cwndBeforeNow : f.cwnd;
     }
 }
 

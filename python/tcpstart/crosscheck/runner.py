@@ -110,14 +110,21 @@ def run_ns3(case: Case, algo: Algorithm, extra: list[str] | None = None) -> Metr
     return _aggregate(case, out["flows"], out["end_time"], curves, wall)
 
 
+# ns-3's TcpBbr leaves recovery with cwnd = 2^32 - 1 (D8 in the report): no window at all. Such
+# samples are undefined for the comparison (NaN) rather than four billion bytes.
+UNBOUNDED = 2**31
+
+
 def total_cwnd(curves, grid: np.ndarray) -> np.ndarray:
-    """Sum over flows of each step-function cwnd on `grid` (0 before a flow's first sample)."""
+    """Sum over flows of each step-function cwnd on `grid` (0 before a flow's first sample; NaN
+    where a flow's window is unbounded)."""
     total = np.zeros_like(grid)
     for t, w in curves:
         if not t:
             continue
         t = np.asarray(t)
         w = np.asarray(w, dtype=float)
+        w[w >= UNBOUNDED] = np.nan
         idx = np.searchsorted(t, grid, side="right") - 1
         total += np.where(idx >= 0, w[np.clip(idx, 0, None)], 0.0)
     return total
@@ -127,7 +134,9 @@ def curve_distance(a: Metrics, b: Metrics, horizon: float, points: int = 2000) -
     """Normalised L1 distance of the two total-cwnd curves over [0, horizon]."""
     grid = np.linspace(0.0, horizon, points)
     ca, cb = total_cwnd(a.curves, grid), total_cwnd(b.curves, grid)
-    scale = np.mean((ca + cb) / 2)
+    both = np.isfinite(ca) & np.isfinite(cb)
+    ca, cb = ca[both], cb[both]
+    scale = np.mean((ca + cb) / 2) if both.any() else 0.0
     return float(np.mean(np.abs(ca - cb)) / scale) if scale > 0 else 0.0
 
 
