@@ -16,6 +16,7 @@ from tcpstart.reproduce.report import Claim, Report, Value, Verdict
 PAPERS = {
     "ess": "ess",
     "jump-start": "jump_start",
+    "swift-start-nasa": "swift_start_nasa",
 }
 
 
