@@ -23,7 +23,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence, TypeVar
 
 import matplotlib
 
@@ -44,6 +44,8 @@ TCP = Tcp(mss=MSS, initial_window=4, delayed_ack=True, delack_timeout="100ms", c
 # sat in the router; and the text says the large transfers overflowed it. We take 1 MB.
 SINGLE_QUEUE = "1MB"
 SMALL = "1MB"
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,56 @@ FIGURE6_TEXT = {
 SAME = 0.05
 
 
+@dataclass
+class Outcome:
+    """What the report needs from a long run (its traces are dropped to save memory)."""
+
+    estimate: Optional[tuple[int, float]]
+    """(ce_cwnd / gamma in bytes, its pacing rate in bytes/s) at th_ack_2; None: no estimate used."""
+    throughput: float
+    """Mbps: bytes x 8 / completion time (from the SYN)."""
+    retransmissions: int
+    first_loss: float
+    """Seconds from the SYN to the first retransmission (inf when none)."""
+
+
+def _outcome(r: Result) -> Outcome:
+    f = r.raw_summary["flows"][0]
+    return Outcome(_estimate(r), f["goodput_bps"] / 1e6, f["retransmissions"], _first_loss(r))
+
+
+def _run(items: Sequence[tuple[K, Scenario]], reduce: Callable[[K, Result], V], label: str) -> dict[K, V]:
+    """Runs the scenarios on all cores, a batch at a time, keeping only `reduce` of each result:
+    hundreds of full traces would not fit in memory together."""
+    out: dict[K, V] = {}
+    batch = 32
+    for i in range(0, len(items), batch):
+        chunk = items[i : i + batch]
+        results = run_many([sc for _, sc in chunk], progress=f"{label} {i + len(chunk)}/{len(items)}")
+        out.update((key, reduce(key, r)) for (key, _), r in zip(chunk, results))
+    return out
+
+
+# Relative width of a cluster family in table 3.
+CLUSTER = 0.03
+
+
+def _families(clusters: Sequence[tuple[float, int]]) -> list[list[tuple[float, int]]]:
+    """(percent, runs) clusters sorted by percent, grouped while within CLUSTER of the group's
+    first; each group's largest cluster first."""
+    groups: list[list[tuple[float, int]]] = []
+    for pct, n in sorted(clusters):
+        if groups and pct - groups[-1][0][0] <= CLUSTER * groups[-1][0][0]:
+            groups[-1].append((pct, n))
+        else:
+            groups.append([(pct, n)])
+    return [sorted(g, key=lambda c: -c[1]) for g in groups]
+
+
+def _fmt_family(fam: Sequence[tuple[float, int]]) -> str:
+    return ", ".join(f"{pct:.1f} % x {n}" for pct, n in fam)
+
+
 def _median(xs: Sequence[float]) -> float:
     return statistics.median(xs) if xs else math.nan
 
@@ -124,6 +176,75 @@ def _algo(gamma: Optional[int]) -> tuple[str, dict[str, float]]:
 
 def _label(gamma: Optional[int]) -> str:
     return "TCP" if gamma is None else f"gamma {gamma}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures 1-3: the BBN code's flaws and the corrected code, 1 MB at 5 Mbps x 500 ms
+
+
+def _figures1_3(report: Report) -> None:
+    """Packets sent in the second round trip (from th_ack_1 for one RTT) by the original code
+    (`swift-start-bbn`) and the corrected one (`swift-start`, gamma 1: the report's "216 packets
+    per the theory")."""
+    path = Net(5, 500)
+    algos = {"swift-start-bbn": "BBN original", "swift-start": "NASA corrected"}
+    scenarios = [
+        Scenario(
+            Dumbbell(rate="5Mbps", rtt="500ms", queue=SINGLE_QUEUE),
+            [Flow(a, size=SMALL, params={"gamma": 1.0})],
+            tcp=TCP,
+            trace=Trace(packets=True),
+        )
+        for a in algos
+    ]
+    second: dict[str, list[float]] = {}
+    windows: dict[str, Optional[tuple[int, float]]] = {}
+    curves: dict[str, tuple[list[float], list[float]]] = {}
+    for algo, r in zip(algos, run_many(scenarios, progress="swift-start-nasa: figures 1-3")):
+        windows[algo] = _estimate(r)
+        p = r.packets.filter(r.packets["flow"] == 0)
+        sends = p.filter((p["event"] == "send") & (p["len"] > 0))
+        th_ack_1 = p.filter((p["event"] == "ack_arrive") & (p["ack"] > 0))["t"][0]
+        rtt = path.rtt_ms / 1e3
+        second[algo] = [t - th_ack_1 for t in sends["t"].to_list() if th_ack_1 <= t < th_ack_1 + rtt]
+        early = sends.filter(sends["t"] < th_ack_1 + 3 * rtt)
+        curves[algo] = (early["t"].to_list(), [x / MSS for x in early["seq"].to_list()])
+    bbn, nasa = second["swift-start-bbn"], second["swift-start"]
+    # Figure 2: the packets the BBN code sent at th_ack_1 before the first pacing gap.
+    burst = next((i + 1 for i, (a, b) in enumerate(zip(bbn, bbn[1:])) if b - a > 0.01), len(bbn))
+    report.data["figures1_3"] = {a: second[a] for a in algos}
+    report.add(
+        "Figures 1-3",
+        "the BBN code paces only six packets in the second RTT (216 fill the path); the corrected code paces the estimate",
+        [
+            Value("BBN original: packets in the second RTT", 6, len(bbn)),
+            Value("BBN original: packets at th_ack_1 before the pacing gap (figure 2)", 2, burst),
+            Value("corrected, gamma 1: packets in the second RTT (the report: 216 by theory)", 216, len(nasa)),
+        ],
+        judge(
+            len(bbn) == 6 and len(nasa) >= 0.9 * 216,
+            len(bbn) < 10 < len(nasa),
+            f"BBN {len(bbn)} packets, corrected {len(nasa)}: its estimate, {windows['swift-start'][0] / MSS:.0f} segments (delta read on the "
+            "1 ms clock), plus the three sent at th_ack_1, less what pacing had not sent by the end of the round trip"
+            if windows["swift-start"]
+            else f"BBN {len(bbn)} packets, corrected {len(nasa)} (no estimate used)",
+        ),
+    )
+
+    def draw(file: Path) -> None:
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        for ax, (algo, name) in zip(axes, algos.items()):
+            t, seq = curves[algo]
+            ax.plot(t, seq, ".", ms=2)
+            ax.set_title(f"{name} ({algo})", fontsize=9)
+            ax.set_xlabel("time (s)")
+        axes[0].set_ylabel("sequence number (segments)")
+        fig.suptitle("Figures 1-3: first three round trips of 1 MB at 5 Mbps x 500 ms")
+        fig.tight_layout()
+        fig.savefig(file, dpi=110)
+        plt.close(fig)
+
+    report.figures.append(Figure("figures1-3.png", "Figures 1-3: time-sequence of the BBN original and the corrected Swift Start", draw))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,31 +286,24 @@ def _bytes_sent(r: Result, by: float) -> int:
     return int(sent["len"].sum())
 
 
-def _throughput(r: Result) -> float:
-    f = r.raw_summary["flows"][0]
-    return f["goodput_bps"] / 1e6
-
-
 # Results of the single-flow grid: (path, gamma or None for TCP, "large"/"small", run) -> Result.
-Single = dict[tuple[Net, Optional[int], str, int], Result]
+Single = dict[tuple[Net, Optional[int], str, int], Outcome]
 COMBOS = [(g, size) for g in GAMMAS for size in ("large", "small")]
 
 
 def _single_grid(runs: int) -> Single:
     """Swift Start: 3 gammas x 2 sizes x `runs` per path, each run at its own phase of the 1 ms
     tick (the report's 90 estimates per path); TCP: 2 sizes x `runs`, phases likewise spread."""
-    scenarios, keys = [], []
+    items = []
     for path in PATHS:
         phases = _phases(len(COMBOS) * runs)
         for c, (g, size) in enumerate(COMBOS):
             for i in range(runs):
-                scenarios.append(_single(path, g, path.large if size == "large" else SMALL, phases[c * runs + i]))
-                keys.append((path, g, size, i))
+                items.append(((path, g, size, i), _single(path, g, path.large if size == "large" else SMALL, phases[c * runs + i])))
         for size in ("large", "small"):
             for i, phase in enumerate(_phases(runs)):
-                scenarios.append(_single(path, None, path.large if size == "large" else SMALL, phase))
-                keys.append((path, None, size, i))
-    return dict(zip(keys, run_many(scenarios, progress="swift-start-nasa: single flows")))
+                items.append(((path, None, size, i), _single(path, None, path.large if size == "large" else SMALL, phase)))
+    return _run(items, lambda _, r: _outcome(r), "swift-start-nasa: single flows")
 
 
 def _table3(report: Report, single: Single, runs: int) -> None:
@@ -200,7 +314,7 @@ def _table3(report: Report, single: Single, runs: int) -> None:
         for (p, g, _, _), r in single.items():
             if p != path or g is None:
                 continue
-            est = _estimate(r)
+            est = r.estimate
             if est is not None:
                 pcts.append(round(100 * est[0] / path.calculated(g), 1))
         rows[path] = pcts
@@ -235,24 +349,47 @@ def _table3(report: Report, single: Single, runs: int) -> None:
         judge(exact, False, "the share of runs that used an estimate, per path" + (" matches" if exact else " differs")),
     )
 
-    # The 1 ms clock: a pair spacing of about 1.2 ms at 20 Mbps reads as 1 or 2 ticks, so the
-    # estimate splits into a cluster near 117 % and one near half of it.
-    low = []
-    for path in (Net(20, 500), Net(20, 100)):
-        ours = rows[path]
-        paper_low = sum(n for n, pct in TABLE3[path] if pct < 80) / 90
-        top = Counter(ours).most_common(1)[0][0] if ours else math.nan
-        low.append(Value(f"{path.label}: share in the half-size cluster", paper_low, sum(1 for x in ours if x < 0.75 * top) / max(1, len(ours))))
-    both = all(v.ours is not None and v.ours > 0 for v in low)
+    # The distribution: the 1 ms clock reads a pair's spacing as a whole number of ticks and the
+    # RTT as one of two, so the estimates fall into a few clusters. Clusters within CLUSTER of each
+    # other are one family (the report's 116.5 and 116.7 % differ by a tick of RTT); each family
+    # of the report's is set beside ours by the share of runs in it.
+    values, matched, big = [], 0, 0
+    for path in PATHS:
+        paper_fams = _families([(pct, n) for n, pct in TABLE3[path]])
+        our_fams = _families(sorted(Counter(rows[path]).items()))
+        paper_total = sum(n for n, _ in TABLE3[path])
+        ours_total = max(1, len(rows[path]))
+        # The report's families, largest first, each take the nearest family of ours within CLUSTER.
+        beside: dict[int, list[tuple[float, int]]] = {}
+        alone = list(our_fams)
+        for j in sorted(range(len(paper_fams)), key=lambda j: -sum(n for _, n in paper_fams[j])):
+            center = paper_fams[j][0][0]
+            near = [f for f in alone if abs(f[0][0] - center) <= CLUSTER * center]
+            if near:
+                beside[j] = min(near, key=lambda f: abs(f[0][0] - center))
+                alone.remove(beside[j])
+        for j, fam in enumerate(paper_fams):
+            center = fam[0][0]
+            mine = beside.get(j, [])
+            share_paper = sum(n for _, n in fam) / paper_total
+            share_ours = sum(n for _, n in mine) / ours_total
+            if share_paper >= 0.1:
+                big += 1
+                matched += abs(share_ours - share_paper) <= 0.15
+            values.append(
+                Value(
+                    f"{path.label}: ~{center:.0f} % (paper {_fmt_family(fam)}; ours {_fmt_family(mine) or 'none'})",
+                    share_paper,
+                    share_ours,
+                )
+            )
+        for fam in alone:
+            values.append(Value(f"{path.label}: ~{fam[0][0]:.0f} % (paper none; ours {_fmt_family(fam)})", 0.0, sum(n for _, n in fam) / ours_total))
     report.add(
         "Table 3",
-        "at 20 Mbps the 1 ms clock splits the estimates into ~117 % and ~58 % clusters (16 and 11 of 90 runs low)",
-        low,
-        judge(
-            both and all(abs(v.ours - v.paper) <= 0.1 for v in low),
-            both,
-            "share of estimates in the half-size cluster, which comes from delta reading 2 ticks instead of 1",
-        ),
+        "the estimates cluster by how the 1 ms clock reads delta (shares of the runs with an estimate, per cluster family)",
+        values,
+        judge(matched == big, matched >= big / 2, f"{matched} of the report's {big} families holding 10 % or more of its runs hold within 15 points the same share of ours"),
     )
 
     def draw(file: Path) -> None:
@@ -275,16 +412,16 @@ def _table3(report: Report, single: Single, runs: int) -> None:
 
 
 def _table4(report: Report, runs: int) -> None:
-    scenarios, keys = [], []
-    for path, (t, _, _) in TABLE4.items():
-        for g in GAMMAS + [None]:
-            for i, phase in enumerate(_phases(runs)):
-                scenarios.append(_single(path, g, path.large, phase, until=t + 0.01))
-                keys.append((path, g))
-    results = run_many(scenarios, progress="swift-start-nasa: bytes sent")
+    items = [
+        ((path, g, i), _single(path, g, path.large, phase, until=t + 0.01))
+        for path, (t, _, _) in TABLE4.items()
+        for g in GAMMAS + [None]
+        for i, phase in enumerate(_phases(runs))
+    ]
+    counted = _run(items, lambda key, r: _bytes_sent(r, TABLE4[key[0]][0]), "swift-start-nasa: bytes sent")
     sent: dict[tuple[Net, Optional[int]], list[int]] = {}
-    for key, r in zip(keys, results):
-        sent.setdefault(key, []).append(_bytes_sent(r, TABLE4[key[0]][0]))
+    for (path, g, _), n in counted.items():
+        sent.setdefault((path, g), []).append(n)
     values = []
     for path, (t, paper_ss, paper_tcp) in TABLE4.items():
         for g, paper in zip(GAMMAS + [None], paper_ss + [paper_tcp]):
@@ -331,7 +468,7 @@ def _agrees(paper: str, ss: float, tcp: float) -> bool:
 
 def _throughput_claim(report: Report, single: Single, source: str, size: str, text: dict[Net, list[str]], statement: str) -> None:
     tput = {
-        (path, g): [_throughput(r) for (p, gg, s, _), r in single.items() if p == path and gg == g and s == size]
+        (path, g): [r.throughput for (p, gg, s, _), r in single.items() if p == path and gg == g and s == size]
         for path in PATHS
         for g in GAMMAS + [None]
     }
@@ -401,6 +538,9 @@ KERNELS: list[object] = [1, 4, 8, "pacing-only", None]
 TCP_START = 1.0
 # The multi-flow transfer takes up to ~600 s with 4 Mbps of UDP on the 5 Mbps link.
 DURATION = "1500s"
+# The largest estimate an uncompressed pair gives: two 1500-byte packets take 4.8 ms at 5 Mbps,
+# read on a 1 ms clock as 4 ticks at the least: 2896 bytes per 4 ms.
+UNCOMPRESSED_MAX_MBPS = 2 * MSS * 8 / math.floor(2 * 1500 * 8 / 5e6 * 1e3) / 1e3 * 1.001
 # Long enough for the handshake and the two round trips of the estimate (with queueing).
 ESTIMATE_UNTIL = 4.0
 
@@ -446,6 +586,8 @@ class Probe:
     """th_ack_2 acknowledged a different byte count than th_ack_1: the delayed-ACK timer."""
     compression: float
     """ACK spacing when the receiver sent them over their spacing on arrival (> 1: compressed)."""
+    first_window_lost: bool
+    """One of the first four segments was dropped (the way a pair can lose its second ACK)."""
 
 
 def _probe(r: Result) -> Probe:
@@ -462,25 +604,25 @@ def _probe(r: Result) -> Probe:
         da = arrive["t"][1] - arrive["t"][0]
         if None not in t_send and da > 0:
             compression = (t_send[1] - t_send[0]) / da
-    return Probe(None if est is None else est[1] * 8 / 1e6, split, compression)
+    lost = p.filter((p["event"] == "drop") & (p["seq"] < 4 * MSS) & (p["len"] > 0)).height > 0
+    return Probe(None if est is None else est[1] * 8 / 1e6, split, compression, lost)
 
 
 def _multiflow(report: Report, seeds: int) -> None:
     grid = [(q, u, k, s) for u in UDP_RATES for q in QUEUES for k in KERNELS for s in range(1, seeds + 1)]
-    long_runs = run_many([_multi(q, u, k, s) for q, u, k, s in grid], progress="swift-start-nasa: multiple flows")
+    long_runs = _run([(key, _multi(*key)) for key in grid], lambda _, r: _outcome(r), "swift-start-nasa: multiple flows")
     ss_grid = [(q, u, k, s) for q, u, k, s in grid if isinstance(k, int)]
     # The same runs cut short with a packet trace, for the estimate and the ACK spacing; and the
     # same with no return-path UDP, where nothing can compress the ACKs.
-    probes = run_many([_multi(q, u, k, s, until=ESTIMATE_UNTIL) for q, u, k, s in ss_grid], progress="swift-start-nasa: estimates")
-    control = run_many(
-        [_multi(q, u, k, s, until=ESTIMATE_UNTIL, reverse_udp=False) for q, u, k, s in ss_grid if k == 1],
-        progress="swift-start-nasa: estimates without return UDP",
+    est = _run([(key, _multi(*key, until=ESTIMATE_UNTIL)) for key in ss_grid], lambda _, r: _probe(r), "swift-start-nasa: estimates")
+    ctrl = _run(
+        [(key, _multi(*key, until=ESTIMATE_UNTIL, reverse_udp=False)) for key in ss_grid if key[2] == 1],
+        lambda _, r: _probe(r),
+        "swift-start-nasa: estimates without return UDP",
     )
-    tput = {key: _throughput(r) for key, r in zip(grid, long_runs)}
-    first_loss = {key: _first_loss(r) for key, r in zip(grid, long_runs)}
-    retx = {key: r.raw_summary["flows"][0]["retransmissions"] for key, r in zip(grid, long_runs)}
-    est = {key: _probe(r) for key, r in zip(ss_grid, probes)}
-    ctrl = {key: _probe(r) for key, r in zip([k for k in ss_grid if k[2] == 1], control)}
+    tput = {key: o.throughput for key, o in long_runs.items()}
+    first_loss = {key: o.first_loss for key, o in long_runs.items()}
+    retx = {key: o.retransmissions for key, o in long_runs.items()}
     report.data["multiflow"] = [
         {
             "queue": q,
@@ -541,29 +683,44 @@ def _multiflow(report: Report, seeds: int) -> None:
         ),
     )
 
-    # ACK compression: estimates well above the link (possible only when ACKs arrive closer than
-    # the bottleneck spaced the data) and their cause, against the same runs with no return UDP.
-    def compressed(ps: list[Probe]) -> int:
-        return sum(1 for p in ps if p.compression > 1.5)
+    # ACK compression: the two first ACKs arrive closer than the receiver sent them (it sent them
+    # one pair's bottleneck time apart), so delta shrinks and the estimate grows. An uncompressed
+    # pair (4.8 ms) reads as 4 or 5 ticks, at most 2896 B / 4 ms = 5.79 Mbps; above that only
+    # compression explains an estimate. The control: the same gamma-1 runs with no return UDP.
+    def compressed(ps: list[Probe]) -> float:
+        return sum(1 for p in ps if p.compression > 1.2) / max(1, len(ps))
 
-    with_rev = [p for (q, u, k, s), p in est.items()]
-    without = list(ctrl.values())
-    above = [p for (q, u, k, s), p in est.items() if p.rate_mbps is not None and p.rate_mbps * k > 5 * 1.1]
-    above_compressed = sum(1 for p in above if p.compression > 1.5)
+    def outliers(ps: list[tuple[Probe, int]]) -> float:
+        return sum(1 for p, g in ps if p.rate_mbps is not None and p.rate_mbps * g > UNCOMPRESSED_MAX_MBPS) / max(1, len(ps))
+
+    with_rev = [(p, k) for (q, u, k, s), p in est.items()]
+    gamma1 = [(p, k) for (q, u, k, s), p in est.items() if k == 1]
+    without = [(p, 1) for p in ctrl.values()]
+    highest = max((p.rate_mbps * k for p, k in with_rev if p.rate_mbps), default=math.nan)
     values = [
-        Value("runs with ACKs compressed 1.5x or more, return UDP on", None, compressed(with_rev) / len(with_rev)),
-        Value("the same gamma-1 runs without return UDP", None, compressed(without) / max(1, len(without))),
-        Value("estimates (x gamma) above 1.1 x the 5 Mbps link", None, len(above)),
-        Value("of those, with compressed ACKs", None, above_compressed),
-        Value("highest estimate x gamma", 23.0, max((p.rate_mbps * k for (q, u, k, s), p in est.items() if p.rate_mbps), default=math.nan), "Mbps"),
+        Value("share of runs whose first ACKs arrive 1.2x closer than sent, return UDP on", None, compressed([p for p, _ in with_rev])),
+        Value("the same for the gamma-1 runs without return UDP", None, compressed([p for p, _ in without])),
+        Value(f"share of estimates (x gamma) above {UNCOMPRESSED_MAX_MBPS:.2f} Mbps, gamma 1, return UDP on", None, outliers(gamma1)),
+        Value("the same without return UDP", None, outliers(without)),
+        Value("highest estimate x gamma (the report's: delta read as 1 tick)", 23.0, highest, "Mbps"),
     ]
-    report.data["ack_compression"] = {"with_return_udp": compressed(with_rev), "runs": len(with_rev), "without_return_udp": compressed(without), "control_runs": len(without)}
-    holds = len(above) > 0 and above_compressed == len(above) and compressed(without) == 0
+    report.data["ack_compression"] = {
+        "compressed_share": values[0].ours,
+        "compressed_share_without_return_udp": values[1].ours,
+        "runs": len(with_rev),
+        "control_runs": len(without),
+    }
+    holds = values[2].ours > 0 and values[1].ours == 0 and values[3].ours == 0
     report.add(
         "Multiple-flow results",
         "ACK compression (ACKs queued behind return-path UDP) inflates some estimates far above the majority (up to 23 Mbps)",
         values,
-        judge(holds, compressed(with_rev) > compressed(without), "estimates above the link's rate all come with compressed ACKs, none without return UDP" if holds else "compression seen, but not as the only cause of the outliers" if compressed(with_rev) else "no ACK compression in our runs"),
+        judge(
+            holds and highest >= 0.9 * 23.0,
+            holds,
+            f"with return UDP {values[0].ours:.0%} of runs see compressed ACKs and {values[2].ours:.0%} of gamma-1 estimates exceed what an "
+            f"uncompressed pair can give; without it {values[1].ours:.0%} and {values[3].ours:.0%}; the highest estimate is {highest:.1f} Mbps",
+        ),
     )
 
     # The 5-slot queue: the delayed-ACK timer splits the pair and Swift Start falls back.
@@ -572,13 +729,20 @@ def _multiflow(report: Report, seeds: int) -> None:
         ps = [p for (qq, u, k, s), p in est.items() if qq == q]
         values.append(Value(f"{q}-slot queue: share of runs aborted by the delayed-ACK timer", None, sum(p.split for p in ps) / len(ps)))
         values.append(Value(f"{q}-slot queue: share of runs with no estimate", None, sum(p.rate_mbps is None for p in ps) / len(ps)))
+        values.append(Value(f"{q}-slot queue: share of runs losing one of the first four segments", None, sum(p.first_window_lost for p in ps) / len(ps)))
     split5 = values[0].ours
-    others = max(values[2].ours, values[4].ours)
+    others = max(values[3].ours, values[6].ours)
     report.add(
         "Multiple-flow results",
         "with a 5-slot queue the delayed-ACK timer expires before th_ack_2 in some runs, and Swift Start falls back to slow start",
         values,
-        judge(split5 > 0 and split5 > others, split5 > 0, f"timer-split pairs in {split5:.0%} of 5-slot runs, at most {others:.0%} with larger queues"),
+        judge(
+            split5 > 0 and split5 > others,
+            split5 > 0,
+            f"timer-split pairs in {split5:.0%} of 5-slot runs, at most {others:.0%} with larger queues. Here the timer can only "
+            "split a pair when segment 3 or 4 is lost (or held back 100 ms); our smooth UDP leaves room in even a 5-slot queue for "
+            "the first four segments (see the notes)",
+        ),
     )
 
     _multiflow_throughput(report, tput, seeds)
@@ -668,17 +832,19 @@ def _pacing_only(report: Report, tput: dict, first_loss: dict, retx: dict) -> No
         return f([d[(q, u, k, s)] for s in seeds])
 
     values, lower_or_same = [], 0
+    n = len(UDP_RATES) * len(QUEUES)
     for u in UDP_RATES:
         for q in QUEUES:
             po, tcp = agg(tput, u, q, "pacing-only"), agg(tput, u, q, None)
-            values.append(Value(f"{u} Mbps UDP, {q} slots: pacing-only (TCP {tcp:.3f})", None, po, "Mbps"))
+            values.append(Value(f"{u} Mbps UDP, {q} slots: TCP", None, tcp, "Mbps"))
+            values.append(Value(f"{u} Mbps UDP, {q} slots: pacing-only", None, po, "Mbps"))
             # 2 Mbps: "a little lower"; 4 Mbps: "about the same".
             lower_or_same += (po < tcp) if u == 2 else abs(po - tcp) / tcp <= SAME
     report.add(
         "Figure 16",
         "pacing-only throughput is a little lower than TCP's with 2 Mbps UDP and about the same with 4 Mbps",
         values,
-        judge(lower_or_same == len(values), lower_or_same >= len(values) / 2, f"{lower_or_same} of {len(values)} settings as the report says"),
+        judge(lower_or_same == n, lower_or_same >= n / 2, f"{lower_or_same} of {n} settings as the report says"),
     )
     values, earlier, more = [], 0, 0
     for u in UDP_RATES:
@@ -688,9 +854,10 @@ def _pacing_only(report: Report, tput: dict, first_loss: dict, retx: dict) -> No
             r_tcp, r_po = agg(retx, u, q, None), agg(retx, u, q, "pacing-only")
             earlier += fl_tcp < fl_po
             more += (r_po > r_tcp) if q in (20, 50) else 0
-            values.append(Value(f"{u} Mbps UDP, {q} slots: first loss, TCP / pacing-only (s)", fl_tcp, fl_po, "s"))
-            values.append(Value(f"{u} Mbps UDP, {q} slots: retransmissions, TCP / pacing-only", r_tcp, r_po))
-    n = len(UDP_RATES) * len(QUEUES)
+            values.append(Value(f"{u} Mbps UDP, {q} slots: first loss (median), TCP", None, fl_tcp, "s"))
+            values.append(Value(f"{u} Mbps UDP, {q} slots: first loss (median), pacing-only", None, fl_po, "s"))
+            values.append(Value(f"{u} Mbps UDP, {q} slots: retransmissions (mean), TCP", None, r_tcp))
+            values.append(Value(f"{u} Mbps UDP, {q} slots: retransmissions (mean), pacing-only", None, r_po))
     report.add(
         "Figure 16 (text)",
         "TCP drops packets earlier than pacing-only, but pacing-only retransmits more, particularly with 20 and 50 slots",
@@ -698,8 +865,7 @@ def _pacing_only(report: Report, tput: dict, first_loss: dict, retx: dict) -> No
         judge(
             earlier == n and more == 2 * len(UDP_RATES),
             earlier >= n / 2 or more >= len(UDP_RATES),
-            f"TCP's first loss earlier in {earlier} of {n} settings; pacing-only retransmits more in {more} of {2 * len(UDP_RATES)} with 20/50 slots "
-            "(in these rows 'paper' is TCP's number and 'ours' pacing-only's, both simulated)",
+            f"TCP's first loss earlier in {earlier} of {n} settings; pacing-only retransmits more in {more} of {2 * len(UDP_RATES)} with 20/50 slots",
         ),
     )
 
@@ -746,6 +912,7 @@ def reproduce(quick: bool) -> Report:
         ),
         quick=quick,
     )
+    _figures1_3(report)
     single = _single_grid(runs)
     report.data["single_flow_runs"] = len(single)
     _table3(report, single, runs)
@@ -777,5 +944,8 @@ NOTES = [
     "Percent of the calculated ce_cwnd (table 3) is the paced window (ce_cwnd / gamma, as the code uses it) over appendix B's value for that gamma. Our packets carry 1448 payload bytes in 1500 wire bytes, as the report's; the estimate counts payload, so a perfect packet pair gives 96.5 % before the longer measured RTT.",
     "Figures 8-13 plot, per run, the rate the estimate paced at: ce_cwnd / gamma over the measured RTT, which is what the report's ranges describe (gamma 4 about 1-1.4 Mbps, gamma 8 0.3-1 Mbps). Runs that used no estimate are not plotted; they are counted in the 5-slot claim.",
     "A run's estimate is read where the same scenario, cut short at 4 s with a packet trace, enters the pacing phase; the simulator is deterministic, so those first seconds are the long run's. ACK compression is the ratio of the two first ACKs' spacing when the receiver sent them to their spacing at the sender. The control runs drop the return-path UDP and keep everything else.",
+    "Table 4, 20 Mbps x 500 ms, TCP: 2 s after the SYN is exactly when the fourth data round trip begins (three handshake-and-data round trips of 500 ms plus a few ms of serialisation). The report's 47 785 bytes (33 segments) include that round; ours (19 segments = 4 + 6 + 9) stop a few milliseconds short of it. Every other TCP count matches within 3 %.",
+    "The estimate as a rate is ce_cwnd / RTT = bytes / delta: the RTT cancels, and on a 1 ms clock the rate takes only the values 2896 B x 8 / n ms: 23.2, 11.6, 7.7, 5.8, 4.6, 3.9, 3.3 Mbps for n = 1 .. 7. The report's outlier of 23 Mbps is a delta of one tick, and its majority of 3.3-4.6 Mbps is n = 5 .. 7 (a 4.8 ms pair stretched by UDP packets between the ACKs); our majority is n = 5 (2 Mbps) and n = 4 (4 Mbps).",
+    "Delayed ACKs use FreeBSD 4's 100 ms timer (tcp_timer.h: TCPTV_DELACK = hz / 10). The report saw the timer split the pair with a 5-slot queue; here it never does, because the timer only fires when segment 3 or 4 of the first window is lost or delayed by 100 ms, and our UDP sources send a perfectly even stream that leaves the 5-slot queue room for the four back-to-back segments. The testbed's iperf and dummynet (which moves packets on its kernel tick) are burstier; we did not model either, so this finding stays unreproduced.",
     "The report's runs varied in ways a simulator does not (host scheduling, ATM cell timing, iperf jitter); ours vary only in the start phase against the clock tick and the UDP schedule, so our spread is narrower.",
 ]
