@@ -17,6 +17,7 @@ PAPERS = {
     "ess": "ess",
     "jump-start": "jump_start",
     "modified-swift-start": "modified_swift_start",
+    "swift-start-nasa": "swift_start_nasa",
 }
 
 

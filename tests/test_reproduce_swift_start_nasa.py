@@ -1,0 +1,82 @@
+"""`tcpstart reproduce swift-start-nasa --quick`: every number a verdict rests on is computed and
+plausible. The verdicts themselves are findings, not checked here."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from tcpstart.reproduce import reproduce
+from tcpstart.reproduce.swift_start_nasa import PATHS, TABLE4
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+    out = tmp_path_factory.mktemp("nasa") / "swift-start-nasa"
+    reproduce("swift-start-nasa", out, quick=True)
+    for png in ("table3.png", "table4.png", "figure5.png", "figure6.png", "figures8-13.png", "figures14-15.png", "figure16.png"):
+        assert (out / png).stat().st_size > 1000, png
+    return json.loads((out / "results.json").read_text()), (out / "report.md").read_text()
+
+
+def _claims(results: dict, source: str) -> list[dict]:
+    found = [c for c in results["claims"] if c["source"] == source]
+    assert found, source
+    return found
+
+
+def test_every_claim_has_a_verdict_and_finite_numbers(quick: tuple[dict, str]) -> None:
+    results, md = quick
+    assert len(results["claims"]) >= 12
+    for c in results["claims"]:
+        assert c["verdict"] in ("reproduced", "reproduced in trend only", "not reproduced")
+        assert c["reason"]
+        for v in c["values"]:
+            assert v["ours"] is None or math.isfinite(v["ours"]), (c["statement"], v)
+    assert "| Table 3 |" in md and "| Figure 16 |" in md
+
+
+def test_table3_estimates_are_near_the_appendix_values(quick: tuple[dict, str]) -> None:
+    results, _ = quick
+    table3 = results["data"]["table3"]
+    assert len(table3) == len(PATHS)
+    for path, row in table3.items():
+        # Each percentage is the paced window over appendix B's value; a packet pair through any
+        # of these paths lands between half (a 1 ms delta read as 2) and 1.5 times it.
+        for pct, count in row["clusters"]:
+            assert 50 <= pct <= 150 and count >= 1, (path, pct)
+        assert 0 < row["estimates"] <= row["runs"]
+
+
+def test_table4_counts_bytes_sent_by_the_given_time(quick: tuple[dict, str]) -> None:
+    results, _ = quick
+    rows = results["data"]["table4"]
+    assert len(rows) == 4 * len(TABLE4)
+    for row in rows:
+        # Never more than the 50 MB file, and at least the initial window of four segments.
+        assert 4 * 1448 <= row["ours"] <= 50e6, row
+
+
+def test_throughputs_are_below_the_bottleneck(quick: tuple[dict, str]) -> None:
+    results, _ = quick
+    for key in ("figure5_throughput_mbps", "figure6_throughput_mbps"):
+        for label, xs in results["data"][key].items():
+            rate = float(label.split(" Mbps")[0])
+            assert xs and all(0 < x <= rate for x in xs), (label, xs)
+    for row in results["data"]["multiflow"]:
+        assert 0 < row["throughput_mbps"] < 5, row
+
+
+def test_multiflow_estimates_and_ack_spacing_are_measured(quick: tuple[dict, str]) -> None:
+    results, _ = quick
+    ss = [r for r in results["data"]["multiflow"] if r["kernel"].startswith("gamma")]
+    assert ss and all("timer_split" in r for r in ss)
+    estimates = [r["estimate_mbps"] for r in ss if r["estimate_mbps"] is not None]
+    assert estimates and all(0 < e < 100 for e in estimates)
+    ratios = [r["ack_compression"] for r in ss if r["ack_compression"] is not None and math.isfinite(r["ack_compression"])]
+    assert ratios and all(r > 0 for r in ratios)
+    ack = results["data"]["ack_compression"]
+    assert ack["runs"] == len(ss) and ack["control_runs"] > 0
