@@ -141,36 +141,40 @@ impl EventQueue {
     }
 
     fn sift_up(&mut self, mut i: usize) {
-        let entry = self.heap[i];
+        let heap = &mut self.heap[..=i];
+        let entry = heap[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if self.heap[parent].key <= entry.key {
+            if heap[parent].key <= entry.key {
                 break;
             }
-            self.heap[i] = self.heap[parent];
+            heap[i] = heap[parent];
             i = parent;
         }
-        self.heap[i] = entry;
+        heap[i] = entry;
     }
 
     fn sift_down(&mut self, mut i: usize) {
-        let entry = self.heap[i];
-        let n = self.heap.len();
-        loop {
-            let mut child = 2 * i + 1;
-            if child >= n {
-                break;
+        let heap = &mut self.heap[..];
+        let entry = heap[i];
+        // While both children exist; `child + 1 < len` lets the compiler drop the bounds checks.
+        let mut child = 2 * i + 1;
+        while child + 1 < heap.len() {
+            child += (heap[child + 1].key < heap[child].key) as usize;
+            if entry.key <= heap[child].key {
+                heap[i] = entry;
+                return;
             }
-            if child + 1 < n && self.heap[child + 1].key < self.heap[child].key {
-                child += 1;
-            }
-            if entry.key <= self.heap[child].key {
-                break;
-            }
-            self.heap[i] = self.heap[child];
+            heap[i] = heap[child];
+            i = child;
+            child = 2 * i + 1;
+        }
+        // A last, only child.
+        if child < heap.len() && heap[child].key < entry.key {
+            heap[i] = heap[child];
             i = child;
         }
-        self.heap[i] = entry;
+        heap[i] = entry;
     }
 }
 
