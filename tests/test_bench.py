@@ -26,3 +26,26 @@ def test_unknown_benchmark_is_a_clear_error(cli) -> None:
     status, _, err = cli("bench", "B9")
     assert status == 2
     assert "B9" in err and "B1" in err
+
+
+def test_b3_runs_the_jump_start_contention_scenario(cli, tmp_path: Path) -> None:
+    status, _, err = cli("bench", "B3", "--duration", "2s", "--json", tmp_path / "b.json")
+    assert status == 0, err
+    (b3,) = json.loads((tmp_path / "b.json").read_text())
+    assert b3["benchmark"] == "B3" and abs(b3["simulated_s"] - 2.0) < 1e-9
+    assert b3["invariants_ok"]
+    # By 2 s, 20 left-side connections of 200 packets have started (one every 100 ms from 0):
+    # the forward bottleneck has carried data, but at most 20 x 200 packets plus retransmissions.
+    assert 0 < b3["bottleneck_packets"] < 20 * 200 * 2
+
+
+def test_results_build_their_tables_only_when_asked(tmp_path: Path) -> None:
+    import tcpstart as ts
+
+    res = ts.run({"network": {"rate": "20Mbps", "rtt": "40ms"}, "flows": [{"algorithm": "newreno", "size": "100KB"}]})
+    # The summary is there at once; the tables are built on first use and then kept.
+    assert res.raw_summary["flows"][0]["completed"]
+    assert callable(res._tables["flows"]) and callable(res._tables["queues"])
+    flows = res.flows
+    assert flows.height > 0 and res.flows is flows
+    assert res._tables["flows"] is flows and callable(res._tables["queues"])

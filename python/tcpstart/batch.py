@@ -37,14 +37,24 @@ def run_many(
     """
     items: Sequence[ScenarioLike] = list(scenarios)
     n = workers or default_workers()
+    # Runs go to the workers in chunks: a small run takes about a millisecond, and handing each
+    # one to a thread on its own (a wake-up and a GIL hand-over per run) cost a third of that on a
+    # busy machine. Four chunks per worker still balance uneven runs.
+    size = max(1, min(64, len(items) // (4 * n)))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
     with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(run, s) for s in items]
+        futures = [pool.submit(_run_chunk, c) for c in chunks]
         if progress is None:
-            return [f.result() for f in futures]
+            return [r for f in futures for r in f.result()]
         with Progress(transient=True) as bar:
-            task = bar.add_task(progress, total=len(futures))
+            task = bar.add_task(progress, total=len(items))
             results = []
             for f in futures:
-                results.append(f.result())
-                bar.advance(task)
+                done = f.result()
+                results.extend(done)
+                bar.advance(task, len(done))
             return results
+
+
+def _run_chunk(chunk: Sequence[ScenarioLike]) -> list[Result]:
+    return [run(s) for s in chunk]

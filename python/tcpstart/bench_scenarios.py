@@ -18,14 +18,14 @@ from tcpstart import _core
 class Benchmark:
     name: str
     description: str
-    scenario: Callable[[str], dict[str, Any]]
-    """The scenario, given the simulated duration."""
-    duration: str
-    """The issue's simulated duration."""
+    scenario: Callable[[Optional[str]], dict[str, Any]]
+    """The scenario, given the simulated duration (None: until every flow has finished)."""
+    duration: Optional[str]
+    """The issue's simulated duration; None for a benchmark of finite transfers."""
 
 
-def _bulk(flows: int, rate: str, delay: str, queue: str) -> Callable[[str], dict[str, Any]]:
-    def scenario(duration: str) -> dict[str, Any]:
+def _bulk(flows: int, rate: str, delay: str, queue: str) -> Callable[[Optional[str]], dict[str, Any]]:
+    def scenario(duration: Optional[str]) -> dict[str, Any]:
         return {
             "duration": duration,
             "network": {"rate": rate, "delay": delay, "queue": queue, "access_rate": "10Gbps", "access_delay": "1ms"},
@@ -36,11 +36,36 @@ def _bulk(flows: int, rate: str, delay: str, queue: str) -> Callable[[str], dict
     return scenario
 
 
+def _jump_start_contention(duration: Optional[str]) -> dict[str, Any]:
+    """scenarios/jump-start-200.toml with Jump Start and a connection start every 50 ms: 200
+    connections of 200 packets from alternating sides of a 5 Mbps, 64 ms RTT bottleneck with a
+    60-packet queue, 100 host pairs on 50 Mbps access links."""
+    side = {"algorithm": "jump-start", "size": 200 * 1460, "count": 100, "interval": "100ms"}
+    scenario: dict[str, Any] = {
+        "seed": 1,
+        "network": {"rate": "5Mbps", "rtt": "64ms", "queue": "60pkt", "hosts": 100, "access_rate": "50Mbps"},
+        "tcp": {"mss": 1460, "initial_window": 3, "rcv_buf": 14_600_000, "timestamps": False},
+        "flows": [
+            {**side, "class": "left"},
+            {**side, "class": "right", "direction": "reverse", "start": "50ms"},
+        ],
+    }
+    if duration is not None:
+        scenario["duration"] = duration
+    return scenario
+
+
 BENCHMARKS = {
     b.name: b
     for b in [
         Benchmark("B1", "10 NewReno flows, 1 Gb/s, 20 ms one-way, 1000-packet queue", _bulk(10, "1Gbps", "20ms", "1000pkt"), "30s"),
         Benchmark("B2", "10 NewReno flows, 1 Gb/s, 50 ms one-way, 1 BDP queue", _bulk(10, "1Gbps", "50ms", "1bdp"), "30s"),
+        Benchmark(
+            "B3",
+            "Jump Start contention: 200 x 200-packet connections, 100+100 hosts, a start every 50 ms",
+            _jump_start_contention,
+            None,
+        ),
         # 50 ms base RTT: 2 x (23 ms + two 1 ms access links).
         Benchmark("B4", "100 NewReno flows, 10 Gb/s, 50 ms RTT, 1 BDP queue", _bulk(100, "10Gbps", "23ms", "1bdp"), "10s"),
     ]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
 
 import numpy as np
 import polars as pl
@@ -15,6 +14,8 @@ from tcpstart._files import atomic_directory
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+Frame = Union[pl.DataFrame, Callable[[], pl.DataFrame]]
 
 # The core reports an infinite ssthresh as u64::MAX; no real window comes near 2**62 bytes.
 INFINITE = 2**62
@@ -69,7 +70,6 @@ def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
     return df.select(*[c for c in first if c in df.columns], pl.exclude(first))
 
 
-@dataclass
 class Result:
     """Everything a run produced.
 
@@ -78,26 +78,60 @@ class Result:
     a missing ssthresh (infinite) is null. `queues` samples each link's queue (t, link, packets,
     bytes, sojourn: the queueing delay of the packet the link last started sending, NaN before
     the first). `packets` has one row per packet event when tracing asked for it, else None.
+
+    The three tables are built from the core's columns when first used: a sweep that reads only
+    the summary pays nothing for them (building them costs more than a small run itself).
     """
 
-    raw_summary: Dict[str, Any]
-    flows: pl.DataFrame
-    queues: pl.DataFrame
-    packets: Optional[pl.DataFrame] = None
-    pcaps: Dict[str, bytes] = field(default_factory=dict)
-    scenario: Optional[Dict[str, Any]] = None
-    """The scenario as given to the core, kept so that saved results say how they were made."""
-    core_seconds: Optional[float] = None
-    """Wall time the simulation itself took (not saved: it differs from run to run)."""
+    def __init__(
+        self,
+        raw_summary: Dict[str, Any],
+        flows: Frame,
+        queues: Frame,
+        packets: Optional[Frame] = None,
+        pcaps: Optional[Dict[str, bytes]] = None,
+        scenario: Optional[Dict[str, Any]] = None,
+        core_seconds: Optional[float] = None,
+    ) -> None:
+        """`flows`, `queues` and `packets` are DataFrames, or functions that build one."""
+        self.raw_summary = raw_summary
+        self._tables: Dict[str, Optional[Frame]] = {"flows": flows, "queues": queues, "packets": packets}
+        self.pcaps: Dict[str, bytes] = pcaps or {}
+        self.scenario = scenario
+        """The scenario as given to the core, kept so that saved results say how they were made."""
+        self.core_seconds = core_seconds
+        """Wall time the simulation itself took (not saved: it differs from run to run)."""
+
+    def _table(self, name: str) -> Optional[pl.DataFrame]:
+        table = self._tables[name]
+        if callable(table):
+            table = self._tables[name] = table()
+        return table
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        table = self._table("flows")
+        assert table is not None
+        return table
+
+    @property
+    def queues(self) -> pl.DataFrame:
+        table = self._table("queues")
+        assert table is not None
+        return table
+
+    @property
+    def packets(self) -> Optional[pl.DataFrame]:
+        return self._table("packets")
 
     @classmethod
     def from_core(cls, out: dict[str, Any], scenario: dict[str, Any] | None = None) -> Result:
         packets = out.get("packets")
         return cls(
             raw_summary=json.loads(out["summary"]),
-            flows=_frame(out["flows"], FLOW_TYPES),
-            queues=_frame(out["queues"], QUEUE_TYPES),
-            packets=None if packets is None else _frame(packets, PACKET_TYPES),
+            flows=lambda: _frame(out["flows"], FLOW_TYPES),
+            queues=lambda: _frame(out["queues"], QUEUE_TYPES),
+            packets=None if packets is None else lambda: _frame(packets, PACKET_TYPES),
             pcaps=dict(out.get("pcaps") or {}),
             scenario=scenario,
             core_seconds=out.get("core_seconds"),

@@ -5,9 +5,6 @@
 //! [`crate::link::Link::propagate`]), with only each link's head on the heap, so its size grows
 //! with the number of links and flows rather than with the packets in flight.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use tcpstart_cc::Instant;
 
 /// What happens when an event fires. Small and `Copy`: packets are referred to by their slot
@@ -48,9 +45,30 @@ pub enum TimerKind {
     Pacing,
 }
 
+/// A heap entry. The time and the sequence number are one 128-bit key (time in the high half), so
+/// ordering two entries is a single integer comparison; the event itself never takes part, since
+/// sequence numbers are unique.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u128,
+    ev: Event,
+}
+
+impl Entry {
+    fn at(&self) -> Instant {
+        Instant((self.key >> 64) as u64)
+    }
+}
+
+/// A binary min-heap of entries whose removal of the minimum is deferred: most events schedule
+/// another one, often the next minimum (a transmission ending), which then takes the removed
+/// minimum's place without any sift. The order in which entries leave is the same as any heap's,
+/// since keys are unique.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<(Instant, u64, Event)>>,
+    heap: Vec<Entry>,
+    /// `heap[0]` has been handed out by `pop` and is still in place.
+    top_taken: bool,
     next_seq: u64,
     now: Instant,
     popped: u64,
@@ -83,19 +101,88 @@ impl EventQueue {
     /// Schedules `ev` at `at` in the place `seq` taken earlier with [`EventQueue::reserve`].
     pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
         assert!(at >= self.now, "event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
-        self.heap.push(Reverse((at, seq, ev)));
+        let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev };
+        debug_assert!(!self.top_taken || entry.key > self.heap[0].key, "the queue runs forward");
+        if self.top_taken {
+            // The entry takes the place of the one handed out only if it is the new minimum, so
+            // nothing moves; a later one goes in at the bottom, where most stay, and the taken
+            // entry is removed at the next pop. (A new key is never below the taken one: times
+            // are never in the past and a reserved place is only used once its predecessor on
+            // the same link has left.)
+            let children = &self.heap[1..self.heap.len().min(3)];
+            if children.iter().all(|c| entry.key < c.key) {
+                self.top_taken = false;
+                self.heap[0] = entry;
+                return;
+            }
+        }
+        self.heap.push(entry);
+        self.sift_up(self.heap.len() - 1);
     }
 
     pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        let Reverse((at, _, ev)) = self.heap.pop()?;
+        self.remove_taken();
+        let entry = *self.heap.first()?;
+        self.top_taken = true;
+        let at = entry.at();
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
-        Some((at, ev))
+        Some((at, entry.ev))
     }
 
-    pub fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|Reverse((at, _, _))| *at)
+    pub fn peek_time(&mut self) -> Option<Instant> {
+        self.remove_taken();
+        self.heap.first().map(Entry::at)
+    }
+
+    /// Completes the removal of the entry `pop` handed out, if nothing took its place.
+    fn remove_taken(&mut self) {
+        if !std::mem::take(&mut self.top_taken) {
+            return;
+        }
+        let last = self.heap.pop().expect("the taken entry is in the heap");
+        if !self.heap.is_empty() {
+            self.heap[0] = last;
+            self.sift_down(0);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let heap = &mut self.heap[..=i];
+        let entry = heap[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if heap[parent].key <= entry.key {
+                break;
+            }
+            heap[i] = heap[parent];
+            i = parent;
+        }
+        heap[i] = entry;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let heap = &mut self.heap[..];
+        let entry = heap[i];
+        // While both children exist; `child + 1 < len` lets the compiler drop the bounds checks.
+        let mut child = 2 * i + 1;
+        while child + 1 < heap.len() {
+            child += (heap[child + 1].key < heap[child].key) as usize;
+            if entry.key <= heap[child].key {
+                heap[i] = entry;
+                return;
+            }
+            heap[i] = heap[child];
+            i = child;
+            child = 2 * i + 1;
+        }
+        // A last, only child.
+        if child < heap.len() && heap[child].key < entry.key {
+            heap[i] = heap[child];
+            i = child;
+        }
+        heap[i] = entry;
     }
 }
 
@@ -129,6 +216,31 @@ mod tests {
         q.schedule_reserved(Instant(10), early, Event::FlowStart { flow: 0 });
         assert_eq!(q.pop(), Some((Instant(10), Event::FlowStart { flow: 0 })));
         assert_eq!(q.pop(), Some((Instant(10), Event::FlowStart { flow: 1 })));
+    }
+
+    #[test]
+    fn an_event_scheduled_after_a_pop_takes_the_popped_place_in_order() {
+        let mut q = EventQueue::default();
+        for (t, flow) in [(30, 0), (10, 1), (50, 2), (20, 3), (40, 4)] {
+            q.schedule(Instant(t), Event::FlowStart { flow });
+        }
+        let mut order = Vec::new();
+        // Each pop is followed by a schedule (the common case), except the last two.
+        for (t, flow) in [(25, 5), (25, 6), (60, 7)] {
+            order.push(q.pop().unwrap());
+            q.schedule(Instant(t), Event::FlowStart { flow });
+        }
+        order.extend(std::iter::from_fn(|| q.pop()));
+        let flows: Vec<u32> = order
+            .iter()
+            .map(|(_, ev)| match ev {
+                Event::FlowStart { flow } => *flow,
+                _ => unreachable!(),
+            })
+            .collect();
+        // By hand: pop 1 (t10), add 5 (t25); pop 3 (t20), add 6 (t25, after 5 among the ties);
+        // pop 5, add 7 (t60); then 6, 0 (t30), 4 (t40), 2 (t50), 7.
+        assert_eq!(flows, vec![1, 3, 5, 6, 0, 4, 2, 7]);
     }
 
     #[test]

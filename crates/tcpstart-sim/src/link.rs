@@ -43,25 +43,58 @@ pub struct SojournStats {
     pub max: Duration,
     /// Bin 0: below 1 us; bin i: [10^((i-1)/20), 10^(i/20)) us; the last bin is open-ended.
     bins: Vec<u64>,
+    /// The bin of the previous sample: consecutive packets of a queue mostly fall in the same one.
+    last_bin: usize,
 }
 
 const SOJOURN_BINS_PER_DECADE: f64 = 20.0;
 const SOJOURN_BINS: usize = 1 + 9 * 20;
 
+/// The histogram bin of a sojourn of `ns` nanoseconds, by its definition.
+fn sojourn_bin(ns: u64) -> usize {
+    let us = ns as f64 / 1e3;
+    let bin = if us < 1.0 { 0 } else { 1 + (us.log10() * SOJOURN_BINS_PER_DECADE).floor() as usize };
+    bin.min(SOJOURN_BINS - 1)
+}
+
+/// `SOJOURN_EDGES[i]`: the shortest sojourn (ns) in bin `i + 1` or above, found by bisecting
+/// [`sojourn_bin`] itself, so a lookup gives exactly its bins without a logarithm per packet.
+static SOJOURN_EDGES: std::sync::LazyLock<[u64; SOJOURN_BINS - 1]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|i| {
+        let (mut lo, mut hi) = (0u64, u64::MAX / 2);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if sojourn_bin(mid) > i {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    })
+});
+
 impl Default for SojournStats {
     fn default() -> Self {
-        SojournStats { count: 0, sum_ns: 0.0, max: Duration::ZERO, bins: vec![0; SOJOURN_BINS] }
+        SojournStats { count: 0, sum_ns: 0.0, max: Duration::ZERO, bins: vec![0; SOJOURN_BINS], last_bin: 0 }
     }
 }
 
 impl SojournStats {
     pub fn record(&mut self, d: Duration) {
+        // Nanoseconds fit 64 bits for any simulated time (584 years); converting from u64 rather
+        // than u128 gives the same float without a software conversion.
+        let ns = d.as_nanos() as u64;
         self.count += 1;
-        self.sum_ns += d.as_nanos() as f64;
+        self.sum_ns += ns as f64;
         self.max = self.max.max(d);
-        let us = d.as_nanos() as f64 / 1e3;
-        let bin = if us < 1.0 { 0 } else { 1 + (us.log10() * SOJOURN_BINS_PER_DECADE).floor() as usize };
-        self.bins[bin.min(SOJOURN_BINS - 1)] += 1;
+        let edges = &*SOJOURN_EDGES;
+        let lo = self.last_bin.checked_sub(1).map_or(0, |i| edges[i]);
+        let hi = edges.get(self.last_bin).copied().unwrap_or(u64::MAX);
+        if !(lo <= ns && ns < hi) {
+            self.last_bin = edges.partition_point(|&e| e <= ns);
+        }
+        self.bins[self.last_bin] += 1;
     }
 
     pub fn mean(&self) -> Duration {
@@ -158,6 +191,9 @@ pub struct Link {
     transmitting: Option<Queued>,
     /// Sojourn time of the packet most recently put on the transmitter.
     pub last_sojourn: Option<Duration>,
+    /// The size and serialisation time of the packet most recently put on the transmitter: most
+    /// packets on a link have the size of the one before, and this saves the float division.
+    last_serialisation: (u32, Duration),
     /// Packets propagating, in order of arrival: (arrival time, event sequence, pool slot).
     /// The delay is the same for all, so arrivals leave in the order they entered.
     propagating: VecDeque<(Instant, u64, u32)>,
@@ -173,17 +209,20 @@ impl Link {
         queue: Box<dyn QueueDiscipline>,
         seed: u128,
     ) -> Self {
+        let min_spacing = impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps));
         Link {
             name,
             rate_bps,
             delay,
-            min_spacing: impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps)),
+            min_spacing,
             impairments,
             rng: Pcg64Mcg::new(seed | 1),
             queue,
             compressor: None,
             transmitting: None,
             last_sojourn: None,
+            // What `serialisation(0)` gives.
+            last_serialisation: (0, min_spacing),
             propagating: VecDeque::new(),
             stats: LinkStats::default(),
         }
@@ -209,7 +248,11 @@ impl Link {
     }
 
     fn start(&mut self, now: Instant, pkt: Queued) -> Duration {
-        let t = self.serialisation(pkt.bytes);
+        let t = match self.last_serialisation {
+            (bytes, t) if bytes == pkt.bytes => t,
+            _ => self.serialisation(pkt.bytes),
+        };
+        self.last_serialisation = (pkt.bytes, t);
         let sojourn = now - pkt.enqueued;
         self.stats.sojourn.record(sojourn);
         self.last_sojourn = Some(sojourn);
@@ -302,6 +345,21 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sojourn_bins_by_table_are_the_bins_by_logarithm() {
+        let mut s = SojournStats::default();
+        // Both sides of every edge, and a sweep over six decades in uneven steps.
+        let edges = SOJOURN_EDGES.iter().flat_map(|&e| [e.saturating_sub(1), e, e + 1]);
+        let sweep = (0..200_000u64).map(|i| i * i * 37 + i);
+        for ns in edges.chain(sweep).chain([0, u64::MAX / 4]) {
+            s.record(Duration::from_nanos(ns));
+            assert_eq!(s.last_bin, sojourn_bin(ns), "{ns} ns");
+        }
+        // Spot checks by hand: 1 us opens bin 1; 10 us (log10 = 1) opens bin 21.
+        assert_eq!(SOJOURN_EDGES[0], 1_000);
+        assert_eq!(SOJOURN_EDGES[20], 10_000);
+    }
 
     #[test]
     fn sojourn_quantiles_come_within_a_bin_of_the_truth() {

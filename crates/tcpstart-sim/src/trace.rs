@@ -129,6 +129,13 @@ impl QueueTrace {
     }
 
     pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
+        // Called twice per packet and link, and the length is mostly the one last written: the
+        // decimator's `same` case, decided here without building and copying the whole state.
+        let key = link as usize;
+        if matches!(self.decimator.last[key], Some((_, (p, _, _))) if p == packets) {
+            self.decimator.pending[key] = None;
+            return;
+        }
         let state = (packets, bytes, sojourn);
         let rows = self.decimator.offer(now, link as usize, state, |a, b| a.0 == b.0, |_, b| b.0 == 0);
         for (t, row) in rows.into_iter().flatten() {

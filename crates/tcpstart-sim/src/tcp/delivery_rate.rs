@@ -26,6 +26,8 @@ use std::collections::VecDeque;
 
 use tcpstart_cc::{Duration, Instant, RateSample};
 
+use crate::tcp::sacked::SackedRanges;
+
 /// The delivery state a transmission saw, kept until the segment is cumulatively acknowledged.
 #[derive(Clone, Copy, Debug)]
 struct Snapshot {
@@ -56,6 +58,8 @@ struct Pending {
 pub struct DeliveryRate {
     mss: u64,
     snaps: VecDeque<Snapshot>,
+    /// The SACKed snapshots' ranges, so a SACK block costs only what it newly covers.
+    sacked_ranges: SackedRanges,
     delivered: u64,
     delivered_time: Instant,
     first_sent_time: Instant,
@@ -73,6 +77,7 @@ impl DeliveryRate {
         DeliveryRate {
             mss: mss as u64,
             snaps: VecDeque::new(),
+            sacked_ranges: SackedRanges::default(),
             delivered: 0,
             delivered_time: Instant::ZERO,
             first_sent_time: Instant::ZERO,
@@ -112,39 +117,34 @@ impl DeliveryRate {
             sacked: false,
         };
         match self.index_of(seq).filter(|_| retransmission) {
-            Some(idx) => self.snaps[idx] = snap,
+            Some(idx) => {
+                // SACKed segments are never retransmitted, so the covered ranges stay true.
+                debug_assert!(!self.snaps[idx].sacked);
+                self.snaps[idx] = snap
+            }
             None => self.snaps.push_back(snap),
         }
     }
 
     /// Picks the most recently sent delivered segment as the one defining the sample.
     fn consider(&mut self, snap: Snapshot) {
-        let later = self.pending.chosen.is_none_or(|c| snap.sent > c.sent || (snap.sent == c.sent && snap.seq > c.seq));
-        if later {
-            self.pending.chosen = Some(snap);
-            // The next flight's send phase starts at this segment (Linux `first_tx_mstamp`).
-            self.first_sent_time = snap.sent;
-        }
+        consider(&mut self.pending, &mut self.first_sent_time, snap);
     }
 
     /// The SACK block [start, end) arrived: segments wholly inside it are delivered.
     pub fn on_sack(&mut self, start: u64, end: u64) {
-        let Some(mut idx) = self.index_of(start.max(self.snaps.front().map_or(start, |s| s.seq))) else { return };
-        while let Some(&s) = self.snaps.get(idx) {
-            if s.seq + s.len as u64 > end {
-                break;
+        let (delivered, pending, first_sent_time) = (&mut self.delivered, &mut self.pending, &mut self.first_sent_time);
+        let span = |s: &Snapshot| (s.seq, s.seq + s.len as u64);
+        self.sacked_ranges.mark_block(&mut self.snaps, self.mss, start, end, span, |s| {
+            debug_assert!(!s.sacked, "SACKed snapshots are in the covered ranges");
+            s.sacked = true;
+            *delivered += s.len as u64;
+            pending.acked_sacked += s.len as u64;
+            if !s.retransmitted {
+                pending.sack_rtt_sent = pending.sack_rtt_sent.max(Some(s.sent));
             }
-            if s.seq >= start && !s.sacked {
-                self.snaps[idx].sacked = true;
-                self.delivered += s.len as u64;
-                self.pending.acked_sacked += s.len as u64;
-                if !s.retransmitted {
-                    self.pending.sack_rtt_sent = self.pending.sack_rtt_sent.max(Some(s.sent));
-                }
-                self.consider(s);
-            }
-            idx += 1;
-        }
+            consider(pending, first_sent_time, *s);
+        });
     }
 
     /// A duplicate ACK without SACK: one segment left the network, which one is unknown.
@@ -171,6 +171,7 @@ impl DeliveryRate {
             self.pending.ack_rtt_sent = Some(s.sent);
             self.consider(s);
         }
+        self.sacked_ranges.forget_below(ack);
         if bytes == 0 {
             return;
         }
@@ -249,6 +250,16 @@ impl DeliveryRate {
     /// Marks the data now in flight application-limited.
     pub fn mark_app_limited(&mut self, bytes_in_flight: u64) {
         self.app_limited = (self.delivered + bytes_in_flight).max(1);
+    }
+}
+
+/// Picks the most recently sent delivered segment as the one defining the sample.
+fn consider(pending: &mut Pending, first_sent_time: &mut Instant, snap: Snapshot) {
+    let later = pending.chosen.is_none_or(|c| snap.sent > c.sent || (snap.sent == c.sent && snap.seq > c.seq));
+    if later {
+        pending.chosen = Some(snap);
+        // The next flight's send phase starts at this segment (Linux `first_tx_mstamp`).
+        *first_sent_time = snap.sent;
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod delivery_rate;
 pub mod receiver;
 pub mod rtt;
+pub mod sacked;
 pub mod scoreboard;
 pub mod sender;
 

@@ -14,6 +14,8 @@
 //! (`tcp_dec_quickack_mode`); with Linux's initial receive window of 10 segments that is 5, with
 //! a window of 32 segments or more it is 16.
 
+use std::collections::VecDeque;
+
 use tcpstart_cc::{Instant, ReceiverHook, SegmentArrival};
 
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
@@ -25,8 +27,11 @@ const UNSCALED_WINDOW_MAX: u64 = 65_535;
 pub struct Receiver {
     cfg: TcpConfig,
     rcv_nxt: u64,
-    /// Out-of-order data held, as disjoint sorted [start, end) ranges.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order data held, as disjoint, non-touching sorted [start, end) ranges. A deque
+    /// with a byte total, since there can be thousands of ranges (every other segment lost) and
+    /// in-order data removes them from the front: the cost per segment does not grow with them.
+    ooo: VecDeque<(u64, u64)>,
+    ooo_bytes: u64,
     /// Start of the block that most recently received data: it goes first in the SACK option.
     recent_block: Option<u64>,
     /// Full segments received since the last ACK was sent.
@@ -49,7 +54,8 @@ impl Receiver {
             quickacks_left: cfg.quickack,
             cfg,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
+            ooo_bytes: 0,
             recent_block: None,
             unacked_segments: 0,
             delack_deadline: None,
@@ -64,7 +70,8 @@ impl Receiver {
     /// Frees the out-of-order store once the sender has finished (a late duplicate may still
     /// arrive and is handled as usual).
     pub fn release_buffers(&mut self) {
-        self.ooo = Vec::new();
+        self.ooo = VecDeque::new();
+        self.ooo_bytes = 0;
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -72,8 +79,7 @@ impl Receiver {
     }
 
     fn window(&self) -> u64 {
-        let held: u64 = self.ooo.iter().map(|(s, e)| e - s).sum();
-        let w = self.cfg.rcv_buf.saturating_sub(held);
+        let w = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
         if self.cfg.window_scaling {
             w
         } else {
@@ -134,27 +140,28 @@ impl Receiver {
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
-        let pos = self.ooo.partition_point(|&(s, _)| s < start);
-        self.ooo.insert(pos, (start, end));
-        // Merge neighbours that touch or overlap.
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
-        for &(s, e) in &self.ooo {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
-            }
+        // Ranges from `lo` to `hi` (exclusive) overlap or touch [start, end) and merge with it;
+        // the others are apart from it and from each other already.
+        let lo = self.ooo.partition_point(|&(_, e)| e < start);
+        let hi = self.ooo.partition_point(|&(s, _)| s <= end);
+        let mut merged = (start, end);
+        for (s, e) in self.ooo.drain(lo..hi) {
+            merged = (merged.0.min(s), merged.1.max(e));
+            self.ooo_bytes -= e - s;
         }
-        self.ooo = merged;
-        self.recent_block = self.ooo.iter().find(|&&(s, e)| s <= start && end <= e).map(|b| b.0);
+        self.ooo.insert(lo, merged);
+        self.ooo_bytes += merged.1 - merged.0;
+        self.recent_block = Some(merged.0);
     }
 
     fn absorb_ooo(&mut self) {
-        while let Some(&(s, e)) = self.ooo.first() {
+        while let Some(&(s, e)) = self.ooo.front() {
             if s > self.rcv_nxt {
                 break;
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
-            self.ooo.remove(0);
+            self.ooo_bytes -= e - s;
+            self.ooo.pop_front();
         }
     }
 
@@ -177,7 +184,10 @@ impl Receiver {
         if self.cfg.sack && !self.ooo.is_empty() {
             // Room for four blocks, three when the timestamp option takes its 12 bytes.
             let max = if self.cfg.timestamps { MAX_SACK_BLOCKS - 1 } else { MAX_SACK_BLOCKS };
-            let first = self.recent_block.and_then(|r| self.ooo.iter().find(|b| b.0 == r)).copied();
+            let first = self.recent_block.and_then(|r| {
+                let idx = self.ooo.partition_point(|b| b.0 < r);
+                self.ooo.get(idx).filter(|b| b.0 == r).copied()
+            });
             let rest = self.ooo.iter().rev().filter(|b| Some(**b) != first).copied();
             for (i, block) in first.into_iter().chain(rest).take(max).enumerate() {
                 p.sack[i] = block;

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 
 use tcpstart_cc::Instant;
 
+use crate::tcp::sacked::SackedRanges;
+
 #[derive(Clone, Copy, Debug)]
 pub struct Segment {
     pub seq: u64,
@@ -36,6 +38,8 @@ pub struct Acked {
 pub struct Scoreboard {
     mss: u64,
     segs: VecDeque<Segment>,
+    /// The SACKed segments' ranges, so a SACK block costs only what it newly covers.
+    sacked_ranges: SackedRanges,
     in_flight: u64,
     sacked: u64,
     /// Index of the first segment that may be marked lost and not yet retransmitted.
@@ -52,6 +56,7 @@ impl Scoreboard {
         Scoreboard {
             mss: mss as u64,
             segs: VecDeque::new(),
+            sacked_ranges: SackedRanges::default(),
             in_flight: 0,
             sacked: 0,
             retransmit_cursor: 0,
@@ -130,31 +135,26 @@ impl Scoreboard {
             out.rtt_send_time = (!s.retransmitted).then_some(s.sent);
             self.retransmit_cursor = self.retransmit_cursor.saturating_sub(1);
         }
+        self.sacked_ranges.forget_below(ack);
         out
     }
 
     /// Marks the segments inside [start, end) as SACKed; returns the bytes newly SACKed.
     pub fn sack(&mut self, start: u64, end: u64) -> u64 {
-        let Some(front) = self.segs.front() else { return 0 };
-        let first = start.max(front.seq);
-        let Some(mut idx) = self.index_of(first) else { return 0 };
         let mut newly = 0;
-        while let Some(s) = self.segs.get_mut(idx) {
-            if s.seq + s.len as u64 > end {
-                break;
+        let (in_flight, highest) = (&mut self.in_flight, &mut self.highest_sacked_end);
+        let span = |s: &Segment| (s.seq, s.seq + s.len as u64);
+        self.sacked_ranges.mark_block(&mut self.segs, self.mss, start, end, span, |s| {
+            debug_assert!(!s.sacked, "SACKed segments are in the covered ranges");
+            s.sacked = true;
+            s.lost = false;
+            newly += s.len as u64;
+            if s.in_flight {
+                s.in_flight = false;
+                *in_flight -= s.len as u64;
             }
-            if s.seq >= start && !s.sacked {
-                s.sacked = true;
-                s.lost = false;
-                newly += s.len as u64;
-                if s.in_flight {
-                    s.in_flight = false;
-                    self.in_flight -= s.len as u64;
-                }
-                self.highest_sacked_end = self.highest_sacked_end.max(s.seq + s.len as u64);
-            }
-            idx += 1;
-        }
+            *highest = (*highest).max(s.seq + s.len as u64);
+        });
         self.sacked += newly;
         newly
     }
