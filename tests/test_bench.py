@@ -49,3 +49,21 @@ def test_results_build_their_tables_only_when_asked(tmp_path: Path) -> None:
     flows = res.flows
     assert flows.height > 0 and res.flows is flows
     assert res._tables["flows"] is flows and callable(res._tables["queues"])
+
+
+def test_bench_runs_b1_in_ns3_beside_us(cli, tmp_path: Path, monkeypatch) -> None:
+    import pytest
+
+    from tcpstart.bench_ns3 import ns3_status
+
+    # The ns-3 program's source is in the checkout; the cli fixture runs in an empty folder.
+    monkeypatch.setenv("TCPSTART_REPO", str(Path(__file__).resolve().parent.parent))
+    ok, why = ns3_status()
+    if not ok:
+        pytest.skip(why)
+    status, out, err = cli("bench", "B1", "--duration", "0.5s", "--ns3", "--json", tmp_path / "b.json")
+    assert status == 0, err
+    (b1,) = json.loads((tmp_path / "b.json").read_text())
+    assert b1["ns3_wall_s"] > 0 and b1["ns3_peak_rss_mb"] > 1
+    assert b1["ns3_over_tcpstart"] == b1["ns3_wall_s"] / b1["wall_s"]
+    assert "ns-3 wall" in out

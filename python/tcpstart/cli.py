@@ -317,22 +317,40 @@ def cmd_bench(args: argparse.Namespace) -> int:
     unknown = [n for n in chosen if n not in bench.BENCHMARKS and n != "B5"]
     if unknown:
         raise ValueError(f"unknown benchmark {unknown[0]!r}; available: {', '.join([*bench.BENCHMARKS, 'B5'])}")
+    ns3 = None
+    if args.ns3:
+        from tcpstart import bench_ns3
+
+        ok, why = bench_ns3.ns3_status()
+        if ok:
+            ns3 = bench_ns3
+        else:
+            console.print(f"ns-3 comparison skipped: {why}")
     rows = []
-    table = _table("bench", "simulated", "wall", "bottleneck pkts/s", "events/s", "peak RSS")
+    headers = ["bench", "simulated", "wall", "bottleneck pkts/s", "events/s", "peak RSS"]
+    table = _table(*headers, *(["ns-3 wall", "ns-3 / tcpstart", "ns-3 RSS"] if ns3 else []))
     for name in chosen:
         if name == "B5":
             continue
         console.print(f"{name}: {bench.BENCHMARKS[name].description} ...")
         r = bench.measure_in_child(name, args.duration)
-        rows.append(r)
-        table.add_row(
+        cells = [
             name,
             f"{r['simulated_s']:.0f} s",
             f"{r['wall_s']:.2f} s",
             f"{r['bottleneck_packets_per_s'] / 1e6:.2f} M",
             f"{r['events_per_s'] / 1e6:.1f} M",
             f"{r['peak_rss_mb']:.0f} MB",
-        )
+        ]
+        if ns3 and ns3.has_ns3_counterpart(name):
+            console.print(f"{name} in ns-3 ...")
+            r.update(ns3.measure_ns3(name, args.duration or bench.BENCHMARKS[name].duration))
+            r["ns3_over_tcpstart"] = r["ns3_wall_s"] / r["wall_s"]
+            cells += [f"{r['ns3_wall_s']:.1f} s", f"{r['ns3_over_tcpstart']:.0f}x", f"{r['ns3_peak_rss_mb']:.0f} MB"]
+        elif ns3:
+            cells += ["-", "no ns-3 counterpart", "-"]
+        rows.append(r)
+        table.add_row(*cells)
     if table.row_count:
         console.print(table)
     if "B5" in chosen:
@@ -387,10 +405,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reproduce)
 
     p = commands.add_parser("bench", help="measure simulator speed and memory on the reference benchmarks")
-    p.add_argument("names", nargs="*", metavar="NAME", help="B1 B2 B4 B5 (default: all)")
+    p.add_argument("names", nargs="*", metavar="NAME", help="B1 B2 B3 B4 B5 (default: all)")
     p.add_argument("--duration", help="simulated time instead of each benchmark's own (e.g. 300s)")
     p.add_argument("--runs", type=int, default=1000, help="B5: number of small runs (default: %(default)s)")
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.add_argument("--ns3", action="store_true", help="also run B1, B2, B4 in ns-3 3.44 (pip install ns3==3.44.post0)")
     p.set_defaults(func=cmd_bench)
 
     p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
