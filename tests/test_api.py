@@ -204,3 +204,9 @@ def test_exported_names_survive_importing_every_module() -> None:
             importlib.import_module(f"tcpstart.{m.name}")
     for name in ts.__all__:
         assert not isinstance(getattr(ts, name), types.ModuleType), name
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.name)
+def test_every_committed_scenario_file_is_valid(path: Path) -> None:
+    scenario = ts.load_scenario(path)
+    assert scenario.flows or scenario.to_dict().get("web") or scenario.to_dict().get("udp")

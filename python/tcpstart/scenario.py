@@ -183,7 +183,9 @@ class Flow:
     mean `interval`), or at the times listed in `starts` (which replaces start and count).
     `algorithm=None` takes the scenario's `algorithm` (newreno by default).
     `direction="reverse"` sends the data from the receivers' side. `class_` labels the flow in
-    the summary's per-class metrics (the algorithm's name by default).
+    the summary's per-class metrics (the algorithm's name by default). `drop_transmissions`
+    lists the data transmissions of this flow (1 = its first data packet to reach the bottleneck)
+    that the bottleneck drops, for scripted-loss experiments.
     """
 
     algorithm: Optional[str] = None
@@ -200,6 +202,7 @@ class Flow:
     interval: Optional[Quantity] = None
     arrivals: Optional[str] = None
     starts: Optional[List[Quantity]] = None
+    drop_transmissions: Optional[List[int]] = None
 
     def to_dict(self) -> dict[str, Any]:
         d = _set_fields(self)
