@@ -204,3 +204,27 @@ fn pacing_only_spreads_six_segments_over_the_second_round_trip() {
     let span = paced[5] - paced[0] + gaps[0];
     assert!((0.5..0.56).contains(&span), "{span}");
 }
+
+/// The NASA report's multi-flow finding: ACK compression on the return path makes the packet
+/// pair's ACKs arrive closer together than the bottleneck spaced the data, so delta shrinks and
+/// ce_cwnd grows. Here a router on the ACK path releases the ACKs it holds every 10 ms
+/// back-to-back (`reverse_ack_compression`), so th_ack_1 and th_ack_2 leave it together.
+#[test]
+fn ack_compression_inflates_the_capacity_estimate() {
+    let estimate = |compression: Value| {
+        let mut s = scenario("swift-start", 5.0, 500.0, json!({"gamma": 1}), json!({}), "1MB");
+        if !compression.is_null() {
+            s["network"]["reverse_ack_compression"] = compression;
+        }
+        first_in_phase(&common::run(s), "pacing").expect("an estimate was paced").1 as f64
+    };
+    let plain = estimate(Value::Null);
+    let compressed = estimate(json!({"mode": "release", "interval": "10ms"}));
+    // Uncompressed: the pair's spacing is two 1512-byte segments at 5 Mbit/s (4.8 ms). Released
+    // together, the ACKs are about one ACK serialisation apart on the 1 Gbit/s access link, so
+    // delta collapses and the estimate is many times the capacity (about 60x here).
+    let expected_plain = predicted_ce(5e6, 0.5);
+    assert!((plain - expected_plain).abs() / expected_plain < 0.01, "{plain} vs {expected_plain:.0}");
+    eprintln!("estimate: {plain:.0} bytes plain, {compressed:.0} with ACK compression");
+    assert!(compressed > 5.0 * plain, "compressed {compressed} vs plain {plain}");
+}
