@@ -88,7 +88,7 @@ TABLE1_RATE = 2.5e9
 
 
 def _rate(bps: float) -> str:
-    return f"{bps / 1e6:g}Mbps"
+    return f"{bps / 1e9:g}Gbps" if bps >= 1e9 else f"{bps / 1e6:g}Mbps"
 
 
 def _web(duration: float) -> Web:
@@ -441,7 +441,7 @@ def _figure1(report: Report, shared: dict, mode: Mode) -> None:
     report.add(
         "Figure 1",
         "as the bandwidth increases, the share of the background traffic is substantially reduced",
-        [Value(f"background share {label}, {_rate(low)} -> {_rate(high)}", None, -falls[label][0], "pp") for label in LABELS],
+        [Value(f"change of the background share, {label}, {_rate(low)} -> {_rate(high)}", None, -falls[label][0], "pp") for label in LABELS],
         judge(
             all(drop >= 20 and mono for drop, mono in falls.values()),
             all(drop > 0 for drop, _ in falls.values()),
@@ -467,7 +467,7 @@ def _figure1(report: Report, shared: dict, mode: Mode) -> None:
                 v = np.array([shares[(r, label)][t] for r in rates])
                 ax.bar(x, v, 0.7, bottom=bottom, label=t)
                 bottom += v
-            ax.set_xticks(x, [_rate(r).replace("000Mbps", "Gbps") for r in rates], rotation=30, fontsize=8)
+            ax.set_xticks(x, [_rate(r) for r in rates], rotation=30, fontsize=8)
             ax.set_title(label)
         axes[0].set_ylabel("share of forward goodput (%)")
         axes[-1].legend(fontsize=8, loc="lower right")
