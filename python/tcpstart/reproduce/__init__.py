@@ -14,6 +14,7 @@ from tcpstart.reproduce.report import Claim, Report, Value, Verdict
 
 # Paper name -> module in this package.
 PAPERS = {
+    "ehstcp": "ehstcp",
     "ess": "ess",
     "jump-start": "jump_start",
     "modified-swift-start": "modified_swift_start",
