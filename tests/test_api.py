@@ -182,10 +182,15 @@ def test_plots() -> None:
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
 def test_every_example_scenario_runs(path: Path) -> None:
     res = ts.run(path)
-    for flow in res.raw_summary["flows"]:
-        if flow["size"] is not None:
+    end = res.raw_summary["sim"]["end_time"]
+    started = [f for f in res.raw_summary["flows"] if f["start"] is not None]
+    # Web objects of pages that had not begun when a timed run ended never start.
+    assert started
+    for flow in started:
+        # A sized flow finishes, unless it began in the last tenth of a timed run.
+        if flow["size"] is not None and flow["start"] < 0.9 * end:
             assert flow["completed"], f"{path.name}: flow {flow['id']} did not finish"
-        assert flow["bytes_acked"] > 0
+        assert flow["bytes_acked"] > 0 or flow["start"] > 0.9 * end
 
 
 def test_algorithms_registry() -> None:

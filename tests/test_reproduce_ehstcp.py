@@ -36,10 +36,14 @@ def test_a_warmup_run_is_the_prefix_of_the_full_run() -> None:
     the short run is exactly the long run's beginning (same web pages drawn, same events)."""
     full = run(ehstcp._scenario(20e6, "ehstcp", 7, 4.0, 4.0))
     warm = run(ehstcp._scenario(20e6, "ehstcp", 7, 4.0, 1.5))
-    # The last samples of a run are taken at its end; compare well before it.
-    before = pl.col("t") < 1.4
-    assert warm.flows.filter(before).equals(full.flows.filter(before))
-    assert warm.flows.filter(before).height > 100
+    # The last samples of a run are taken at its end; compare well before it. A sample held back
+    # by the trace's decimation is written when the flow's next sample comes or when the run
+    # ends, so rows are compared in (flow, time) order, not in the order they were written.
+    def early(r):
+        return r.flows.filter(pl.col("t") < 1.4).sort("flow", "t")
+
+    assert early(warm).equals(early(full))
+    assert early(warm).height > 100
     # Counters only grow.
     lf, lw = (r.raw_summary["links"][0] for r in (full, warm))
     assert lf["name"] == lw["name"] == "bottleneck"
@@ -61,7 +65,9 @@ def test_quick_run_computes_every_table_1_number(quick_report: Path) -> None:
     assert set(rows) == set(ehstcp.LABELS)
     for label, row in rows.items():
         for u in row["utilization"] + row["utilization_whole_run"]:
-            assert 0.3 < u <= 1.0 + 1e-9, label
+            # Serialisation times are whole nanoseconds (4838 ns for a 1512-byte packet at 2.5 Gb/s
+            # instead of 4838.4), so a saturated link can carry 0.01 % more than its nominal rate.
+            assert 0.3 < u <= 1.0 + 1e-3, label
         for loss in row["loss_percent"] + row["loss_percent_whole_run"]:
             assert 0 <= loss < 20, label
         for s in row["norm_std"]:
