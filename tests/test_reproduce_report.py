@@ -54,7 +54,7 @@ def test_report_writes_markdown_html_json_and_figures(tmp_path: Path) -> None:
     report.add("Table 1", "windows match", [Value("w", 10, 11, "pkt")], judge_values([Value("w", 10, 11)], 0.05, "windows"))
     report.figures.append(Figure("f.png", "a figure", lambda p: p.write_bytes(b"\x89PNG")))
     report.data["rows"] = [1, 2]
-    out = report.write(tmp_path / "demo")
+    out = report.write(tmp_path / "demo", run_seconds=1.0)
     md = (out / "report.md").read_text()
     assert "| Table 1 | windows match | **reproduced in trend only** |" not in md  # one point cannot show a trend
     assert "**not reproduced**" in md
@@ -74,14 +74,14 @@ def test_a_failing_figure_leaves_no_half_written_report(tmp_path: Path) -> None:
 
     report.figures.append(Figure("f.png", "broken", broken))
     with pytest.raises(RuntimeError):
-        report.write(tmp_path / "demo")
+        report.write(tmp_path / "demo", run_seconds=1.0)
     assert not (tmp_path / "demo").exists()
 
 
 def test_tables_render_in_markdown_and_json(tmp_path: Path) -> None:
     report = Report("demo", "Demo", "-", "-", quick=True)
     report.tables.append(Table("Per path", ["path", "ratio"], [["10 Mbps", 1.23456], ["20 Mbps", "-"]]))
-    out = report.write(tmp_path / "demo")
+    out = report.write(tmp_path / "demo", run_seconds=1.0)
     md = (out / "report.md").read_text()
     assert "## Per path" in md
     assert "| path | ratio |\n| --- | ---: |\n| 10 Mbps | 1.235 |\n| 20 Mbps | - |" in md

@@ -7,6 +7,7 @@ simulations and compares them with the numbers typed in from the paper.
 from __future__ import annotations
 
 import importlib
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -35,8 +36,9 @@ def reproducer(name: str) -> Callable[[bool], Report]:
 
 def reproduce(name: str, out: Path, quick: bool = False) -> Report:
     """Runs one paper's reproduction and writes its report folder to `out`."""
+    began = time.monotonic()
     report = reproducer(name)(quick)
-    report.write(out)
+    report.write(out, run_seconds=time.monotonic() - began)
     return report
 
 

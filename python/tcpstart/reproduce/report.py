@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 import json
 import math
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -144,7 +143,6 @@ class Report:
     """Interpretations and model differences that apply to the whole report."""
     data: dict[str, Any] = field(default_factory=dict)
     """Every number the report shows, for results.json."""
-    started: float = field(default_factory=time.monotonic)
 
     def add(self, source: str, statement: str, values: list[Value], verdict: tuple[Verdict, str]) -> Claim:
         claim = Claim(source, statement, values, verdict[0], verdict[1])
@@ -189,9 +187,8 @@ class Report:
             lines += [f"- {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
 
-    def write(self, out: Path) -> Path:
+    def write(self, out: Path, run_seconds: float) -> Path:
         """Writes report.md, report.html, results.json and the figures to `out`, all or nothing."""
-        run_seconds = time.monotonic() - self.started
         with atomic_directory(out) as tmp:
             for fig in self.figures:
                 fig.draw(tmp / fig.file)
