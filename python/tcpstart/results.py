@@ -79,13 +79,14 @@ class Result:
     bytes, sojourn: the queueing delay of the packet the link last started sending, NaN before
     the first). `packets` has one row per packet event when tracing asked for it, else None.
 
-    The three tables are built from the core's columns when first used: a sweep that reads only
-    the summary pays nothing for them (building them costs more than a small run itself).
+    The three tables are built from the core's columns, and the summary parsed from its JSON,
+    when first used: a sweep that reads only a few results pays nothing for the rest (building
+    the tables costs more than a small run itself).
     """
 
     def __init__(
         self,
-        raw_summary: Dict[str, Any],
+        raw_summary: Union[Dict[str, Any], str],
         flows: Frame,
         queues: Frame,
         packets: Optional[Frame] = None,
@@ -93,14 +94,22 @@ class Result:
         scenario: Optional[Dict[str, Any]] = None,
         core_seconds: Optional[float] = None,
     ) -> None:
-        """`flows`, `queues` and `packets` are DataFrames, or functions that build one."""
-        self.raw_summary = raw_summary
+        """`flows`, `queues` and `packets` are DataFrames, or functions that build one;
+        `raw_summary` is the summary dict or its JSON text, parsed when first used."""
+        self._summary = raw_summary
         self._tables: Dict[str, Optional[Frame]] = {"flows": flows, "queues": queues, "packets": packets}
         self.pcaps: Dict[str, bytes] = pcaps or {}
         self.scenario = scenario
         """The scenario as given to the core, kept so that saved results say how they were made."""
         self.core_seconds = core_seconds
         """Wall time the simulation itself took (not saved: it differs from run to run)."""
+
+    @property
+    def raw_summary(self) -> Dict[str, Any]:
+        """The run's summary.json as a dict: flows, links, classes, udp, sim, invariants."""
+        if isinstance(self._summary, str):
+            self._summary = json.loads(self._summary)
+        return self._summary
 
     def _table(self, name: str) -> Optional[pl.DataFrame]:
         table = self._tables[name]
@@ -128,7 +137,7 @@ class Result:
     def from_core(cls, out: dict[str, Any], scenario: dict[str, Any] | None = None) -> Result:
         packets = out.get("packets")
         return cls(
-            raw_summary=json.loads(out["summary"]),
+            raw_summary=out["summary"],
             flows=lambda: _frame(out["flows"], FLOW_TYPES),
             queues=lambda: _frame(out["queues"], QUEUE_TYPES),
             packets=None if packets is None else lambda: _frame(packets, PACKET_TYPES),
