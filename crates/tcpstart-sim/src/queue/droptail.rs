@@ -27,6 +27,11 @@ impl QueueDiscipline for DropTail {
     fn fifo(&self) -> &Fifo {
         &self.fifo
     }
+
+    /// An empty FIFO takes any packet (see [`Fifo::fits`]) and hands it straight back.
+    fn passes_idle_arrivals(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,14 @@ pub trait QueueDiscipline: Send {
     /// The packets held.
     fn fifo(&self) -> &Fifo;
 
+    /// Whether a packet offered to an empty queue in front of an idle transmitter needs no
+    /// decision: it is accepted and dequeued at once, with no state left behind, so the link may
+    /// put it on the transmitter without calling `enqueue` and `dequeue`. Only a plain FIFO says
+    /// yes; an AQM must see every arrival.
+    fn passes_idle_arrivals(&self) -> bool {
+        false
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo().len()
     }
