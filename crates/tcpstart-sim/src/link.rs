@@ -369,6 +369,75 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::{DropTail, Fifo};
+    use crate::scenario::Limit;
+
+    /// Drop-tail that takes the general path: every arrival through `enqueue` and `dequeue`.
+    struct GeneralDropTail(DropTail);
+
+    impl QueueDiscipline for GeneralDropTail {
+        fn enqueue(&mut self, now: Instant, pkt: Queued) -> crate::queue::Admission {
+            self.0.enqueue(now, pkt)
+        }
+        fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued> {
+            self.0.dequeue(now, dropped)
+        }
+        fn fifo(&self) -> &Fifo {
+            self.0.fifo()
+        }
+    }
+
+    #[test]
+    fn idle_arrivals_skip_drop_tail_with_the_same_outcome() {
+        let new = |queue: Box<dyn QueueDiscipline>| {
+            Link::new("l".into(), 1e9, Duration::from_millis(1), Impairments::default(), queue, 7)
+        };
+        let limit = Limit::Packets(3);
+        let (mut fast, mut general) =
+            (new(Box::new(DropTail::new(limit))), new(Box::new(GeneralDropTail(DropTail::new(limit)))));
+        assert!(fast.queue_passes_idle && !general.queue_passes_idle);
+        // Random arrivals (some at the instant a transmission ends) and transmission ends.
+        let mut rng = Pcg64Mcg::new(11);
+        let (mut now, mut busy_until) = (0u64, None::<u64>);
+        let (mut idle_starts, mut drops) = (0, 0);
+        for slot in 0..20_000u32 {
+            now += rng.gen_range(0..15_000);
+            while let Some(end) = busy_until.filter(|&e| e <= now) {
+                let (mut d1, mut d2) = (Vec::new(), Vec::new());
+                let a = fast.finish(Instant(end), &mut d1);
+                assert_eq!(a, general.finish(Instant(end), &mut d2));
+                busy_until = a.2.map(|(_, d)| end + d.as_nanos() as u64);
+            }
+            let bytes = [40, 1500, 1052][rng.gen_range(0..3)];
+            let offer = fast.offer(Instant(now), slot, bytes);
+            assert_eq!(offer, general.offer(Instant(now), slot, bytes), "arrival {slot}");
+            match offer {
+                Offer::Transmitting(d) => {
+                    idle_starts += 1;
+                    busy_until = Some(now + d.as_nanos() as u64);
+                }
+                Offer::Dropped(_) => drops += 1,
+                Offer::Queued => {}
+            }
+            assert_eq!((fast.queue_packets(), fast.queue_bytes()), (general.queue_packets(), general.queue_bytes()));
+            assert_eq!(fast.last_sojourn, general.last_sojourn);
+        }
+        let end = Instant(now);
+        let (f, g) = (&fast.stats, &general.stats);
+        assert_eq!(
+            (f.arrivals, f.packets_sent, f.bytes_sent, f.drops),
+            (g.arrivals, g.packets_sent, g.bytes_sent, g.drops)
+        );
+        assert_eq!((f.busy, f.max_queue_packets, f.max_queue_bytes), (g.busy, g.max_queue_packets, g.max_queue_bytes));
+        assert_eq!(f.mean_queue_packets(end).to_bits(), g.mean_queue_packets(end).to_bits());
+        assert_eq!(
+            (f.sojourn.count, f.sojourn.max, f.sojourn.mean()),
+            (g.sojourn.count, g.sojourn.max, g.sojourn.mean())
+        );
+        assert_eq!(f.sojourn.bins, g.sojourn.bins);
+        // The mix exercised both paths and the limit.
+        assert!(idle_starts > 1000 && drops > 100 && f.sojourn.count > idle_starts as u64, "{idle_starts} {drops}");
+    }
 
     #[test]
     fn sojourn_bins_by_table_are_the_bins_by_logarithm() {
