@@ -60,15 +60,17 @@ impl Entry {
     }
 }
 
-/// A binary min-heap of entries whose removal of the minimum is deferred: most events schedule
-/// another one, often the next minimum (a transmission ending), which then takes the removed
-/// minimum's place without any sift. The order in which entries leave is the same as any heap's,
-/// since keys are unique.
+/// The event queue: two heaps over one order. Packet events (transmissions ending, arrivals) are
+/// almost every event but only a third of the entries: the other two thirds are the connections'
+/// timers, which rarely fire (every ACK re-arms the retransmission timer without a new entry) and,
+/// being far in the future, sat at the bottom of a shared heap, where every removal of the minimum
+/// took one of them from the last place to the root and sank it back through every level. Both
+/// heaps share the sequence numbers and the smaller of their two minima is taken, so entries
+/// leave in exactly the order of a single heap.
 #[derive(Default)]
 pub struct EventQueue {
-    heap: Vec<Entry>,
-    /// `heap[0]` has been handed out by `pop` and is still in place.
-    top_taken: bool,
+    packets: Heap,
+    others: Heap,
     next_seq: u64,
     now: Instant,
     popped: u64,
@@ -102,6 +104,58 @@ impl EventQueue {
     pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
         assert!(at >= self.now, "event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev };
+        match ev {
+            Event::TransmitDone { .. } | Event::Arrive { .. } => self.packets.push(entry),
+            _ => self.others.push(entry),
+        }
+    }
+
+    pub fn pop(&mut self) -> Option<(Instant, Event)> {
+        let entry = if self.others_first()? {
+            // Removed at once: the deferral pays off only when the next event is scheduled
+            // into the same heap, which a timer rarely does.
+            let entry = self.others.take();
+            self.others.remove_taken();
+            entry
+        } else {
+            self.packets.take()
+        };
+        let at = entry.at();
+        debug_assert!(at >= self.now);
+        self.now = at;
+        self.popped += 1;
+        Some((at, entry.ev))
+    }
+
+    pub fn peek_time(&mut self) -> Option<Instant> {
+        let heap = if self.others_first()? { &self.others } else { &self.packets };
+        Some(heap.heap[0].at())
+    }
+
+    /// Whether the next event is in `others` rather than `packets`; `None` when both are empty.
+    fn others_first(&mut self) -> Option<bool> {
+        self.packets.remove_taken();
+        let others = self.others.heap.first().map_or(u128::MAX, |e| e.key);
+        match self.packets.heap.first() {
+            Some(p) => Some(others < p.key),
+            None => (others != u128::MAX).then_some(true),
+        }
+    }
+}
+
+/// A binary min-heap of entries whose removal of the minimum is deferred: most events schedule
+/// another one, often the next minimum (a transmission ending), which then takes the removed
+/// minimum's place without any sift. The order in which entries leave is the same as any heap's,
+/// since keys are unique.
+#[derive(Default)]
+struct Heap {
+    heap: Vec<Entry>,
+    /// `heap[0]` has been handed out by `take` and is still in place.
+    top_taken: bool,
+}
+
+impl Heap {
+    fn push(&mut self, entry: Entry) {
         debug_assert!(!self.top_taken || entry.key > self.heap[0].key, "the queue runs forward");
         if self.top_taken {
             // The entry takes the place of the one handed out only if it is the new minimum, so
@@ -120,23 +174,14 @@ impl EventQueue {
         self.sift_up(self.heap.len() - 1);
     }
 
-    pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        self.remove_taken();
-        let entry = *self.heap.first()?;
+    /// Hands out the minimum of a non-empty heap, leaving it in place until the next `push` or
+    /// `remove_taken`.
+    fn take(&mut self) -> Entry {
         self.top_taken = true;
-        let at = entry.at();
-        debug_assert!(at >= self.now);
-        self.now = at;
-        self.popped += 1;
-        Some((at, entry.ev))
+        self.heap[0]
     }
 
-    pub fn peek_time(&mut self) -> Option<Instant> {
-        self.remove_taken();
-        self.heap.first().map(Entry::at)
-    }
-
-    /// Completes the removal of the entry `pop` handed out, if nothing took its place.
+    /// Completes the removal of the entry `take` handed out, if nothing took its place.
     fn remove_taken(&mut self) {
         if !std::mem::take(&mut self.top_taken) {
             return;
