@@ -422,13 +422,16 @@ impl Simulation {
 
     fn transmit_done(&mut self, now: Instant, link: u32) {
         let l = &mut self.links[link as usize];
-        let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
-        let (done, survived, next) = l.finish(now, &mut dequeue_drops);
+        let (done, survived, next) = l.finish(now, &mut self.dequeue_drops);
         let delay = l.delay;
-        for dropped in dequeue_drops.drain(..) {
-            self.drop_packet(now, dropped.slot, link);
+        // Only an AQM drops on the way out; the buffer is moved out only then.
+        if !self.dequeue_drops.is_empty() {
+            let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
+            for dropped in dequeue_drops.drain(..) {
+                self.drop_packet(now, dropped.slot, link);
+            }
+            self.dequeue_drops = dequeue_drops;
         }
-        self.dequeue_drops = dequeue_drops;
         if let Some((pkt, d)) = next {
             self.events.schedule(now + d, Event::TransmitDone { link });
             self.capture(now, link, pkt.slot);
