@@ -463,9 +463,9 @@ impl Simulation {
             self.offer(now, path[hop], slot);
             return;
         }
-        let pkt = self.pool.remove(slot);
         self.counters.delivered += 1;
-        if pkt.kind == PacketKind::Udp {
+        if self.pool.get(slot).kind == PacketKind::Udp {
+            let pkt = self.pool.remove(slot);
             if let Some(tr) = self.packet_trace.as_mut() {
                 tr.record(now, PacketEvent::Arrive, &pkt, None);
             }
@@ -476,22 +476,28 @@ impl Simulation {
             return;
         }
         let mut out = std::mem::take(&mut self.scratch);
-        match pkt.dir {
+        // The host reads the packet in its pool slot (no copy), which is freed before anything
+        // is sent, so the reply may take the same slot.
+        let pkt = self.pool.get(slot);
+        match dir {
             Direction::Forward => {
                 if let Some(tr) = self.packet_trace.as_mut() {
-                    tr.record(now, PacketEvent::Arrive, &pkt, None);
+                    tr.record(now, PacketEvent::Arrive, pkt, None);
                 }
-                if let Some(ack) = self.conns[flow as usize].receiver.on_packet(now, &pkt) {
+                let ack = self.conns[flow as usize].receiver.on_packet(now, pkt);
+                self.pool.remove(slot);
+                if let Some(ack) = ack {
                     self.send_from_host(now, Direction::Reverse, flow, ack);
                 }
             }
             Direction::Reverse => {
                 if let Some(tr) = self.packet_trace.as_mut() {
                     if pkt.kind == PacketKind::Ack {
-                        tr.record(now, PacketEvent::AckArrive, &pkt, None);
+                        tr.record(now, PacketEvent::AckArrive, pkt, None);
                     }
                 }
-                self.conns[flow as usize].sender.on_packet(now, &pkt, &mut out);
+                self.conns[flow as usize].sender.on_packet(now, pkt, &mut out);
+                self.pool.remove(slot);
             }
         }
         self.after_sender(now, flow, &mut out);
