@@ -268,6 +268,11 @@ impl Link {
         s.last_change = now;
     }
 
+    // `offer`, `finish` and `start` are marked inline: the simulator calls them once per packet
+    // and link from another codegen unit, and returning their results through memory cost more
+    // than their work (B1: -4.5 % instructions). Inlining the event queue or the sojourn
+    // histogram the same way made the whole slower.
+    #[inline]
     fn start(&mut self, now: Instant, pkt: Queued) -> Duration {
         let t = match self.last_serialisation {
             (bytes, t) if bytes == pkt.bytes => t,
@@ -283,6 +288,7 @@ impl Link {
 
     /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
     /// onto an idle link, so an AQM sees every arrival.
+    #[inline]
     pub fn offer(&mut self, now: Instant, slot: u32, bytes: u32) -> Offer {
         let pkt = Queued { slot, bytes, enqueued: now };
         self.stats.arrivals += 1;
@@ -309,6 +315,7 @@ impl Link {
     /// The packet being serialised has left. Returns it, whether it survived random loss and bit
     /// errors, and the next packet with its serialisation time, if one was waiting. Packets the
     /// discipline dropped on the way out go to `dropped`.
+    #[inline]
     pub fn finish(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> (Queued, bool, Option<(Queued, Duration)>) {
         let done = self.transmitting.take().expect("a transmission was in progress");
         self.stats.packets_sent += 1;
