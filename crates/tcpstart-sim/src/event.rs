@@ -296,4 +296,53 @@ mod tests {
         q.pop();
         q.schedule(Instant(5), Event::FlowStart { flow: 0 });
     }
+
+    #[test]
+    fn the_two_heaps_give_the_order_of_one() {
+        use rand::Rng;
+        // Random packet events and timers, many at the same instant, some put in places reserved
+        // earlier (as a link's pipe does), against a plain sorted map of (time, place).
+        let mut rng = rand_pcg::Pcg64Mcg::new(5);
+        let mut q = EventQueue::default();
+        let mut pending = std::collections::BTreeMap::new();
+        let mut last = (Instant::ZERO, 0);
+        let mut reserved = Vec::new();
+        let mut pops = 0;
+        for i in 0..50_000u32 {
+            let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
+            let ev = match rng.gen_range(0..5) {
+                0 => Event::TransmitDone { link: i },
+                1 => Event::Arrive { link: i },
+                2 => Event::Timer { flow: i, timer: TimerKind::Retransmit },
+                3 => Event::FlowStart { flow: i },
+                _ => Event::AckRelease { link: i, flow: i },
+            };
+            let seq = q.reserve();
+            if rng.gen_bool(0.2) {
+                reserved.push((at, seq, ev));
+            } else {
+                q.schedule_reserved(at, seq, ev);
+                pending.insert((at, seq), ev);
+            }
+            if rng.gen_bool(0.3) {
+                // A reserved place is used only while it is still ahead of the queue.
+                if let Some((at, seq, ev)) = reserved.pop().filter(|&(at, seq, _)| (at, seq) > last) {
+                    q.schedule_reserved(at, seq, ev);
+                    pending.insert((at, seq), ev);
+                }
+            }
+            if rng.gen_bool(0.5) || i == 49_999 {
+                while let Some(got) = q.pop() {
+                    let (key, ev) = pending.pop_first().expect("as many events as scheduled");
+                    assert_eq!(got, (key.0, ev), "pop {pops}");
+                    last = key;
+                    pops += 1;
+                    if i < 49_999 {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(pending.is_empty() && pops > 40_000, "{pops} pops");
+    }
 }
