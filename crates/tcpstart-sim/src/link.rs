@@ -287,7 +287,8 @@ impl Link {
     }
 
     /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
-    /// onto an idle link, so an AQM sees every arrival.
+    /// onto an idle link, so an AQM sees every arrival; only a discipline that
+    /// [passes idle arrivals](QueueDiscipline::passes_idle_arrivals) (drop-tail) is skipped then.
     #[inline]
     pub fn offer(&mut self, now: Instant, slot: u32, bytes: u32) -> Offer {
         let pkt = Queued { slot, bytes, enqueued: now };
