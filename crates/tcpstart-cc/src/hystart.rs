@@ -196,7 +196,7 @@ pub fn linux_pacing_rate(mss: u64, cwnd: u64, packets_out: u64, ssthresh: u64, s
     }
     let ratio = if cwnd < ssthresh / 2 { PACING_SS_RATIO } else { PACING_CA_RATIO };
     let rate = mss as u128 * ((1_000_000 / 100) << 3) * ratio as u128 * cwnd.max(packets_out) as u128;
-    (rate / srtt_8us as u128) as u64
+    (rate / srtt_8us) as u64
 }
 
 /// `HYSTART_DELAY_THRESH(delay_min >> 3)`: an eighth of the minimum RTT, within 4..16 ms.
