@@ -94,8 +94,9 @@ ALGORITHMS = [
         "cubic",
         "TcpCubic",
         ns3_attributes=("TcpCubic::HyStartDelayMax=16ms",),
-        note="ns-3's HyStartDelayMax is set to Linux's 16 ms (HYSTART_DELAY_MAX; ns-3's default is 1 s, "
-        "which raises the delay-increase threshold on paths above 128 ms)",
+        note="ns-3's HyStartDelayMax is set to Linux's 16 ms (HYSTART_DELAY_MAX; ns-3's default is 1 s). "
+        "ns-3 clamps delay_min itself where Linux clamps delay_min / 8, so the delay-increase thresholds "
+        "agree for base RTTs of 128 ms and more; ns-3's other HyStart differences are D7",
     ),
     Algorithm(
         "BBR",
