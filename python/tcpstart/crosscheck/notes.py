@@ -201,8 +201,9 @@ NOTES: dict[tuple[str, str], str] = {
         "D7 (a): ns-3 leaves slow start at 3.52 s with 338 segments, 41 % of the 827-packet BDP: in "
         "that round its SRTT falls from 539 to 515 ms while the ACKs' own RTTs are 501-507 ms, and the "
         "minimum of its first 8 SRTT values (516.3 ms) exceeds delay_min + 16 ms. tcpstart (Linux) "
-        "leaves at 4.26 s with 1056 segments, once the queue persists through a round's first 8 "
-        "ACKs, and completes 1.4 s earlier; neither side loses a packet. With rule (a) imitated in "
+        "leaves a round later, at 4.26 s with 1056 segments, by its ACK train (delayed ACKs 1.2 ms "
+        "apart spanning half the 500 ms minimum RTT), and completes 1.4 s earlier; neither side "
+        "loses a packet. With rule (a) imitated in "
         "tcpstart the case agrees within 0.7 %"
     ),
     ("CUBIC", "H"): (
@@ -219,7 +220,8 @@ NOTES: dict[tuple[str, str], str] = {
     ),
     ("CUBIC", "I"): (
         "D7 (a) in the start-up; the goodput differs by ns-3's timeout. ns-3 leaves slow start at "
-        "2.12 s with 338 segments (SRTT), tcpstart at 2.26 s with 570 (the BDP is 496 packets); "
+        "2.12 s with 338 segments (SRTT), tcpstart by its ACK train at 2.26 s with 570 (the BDP is "
+        "496 packets); "
         "tcpstart's first loss comes at 2.71 s, ns-3's after its cubic growth at 7.99 s. ns-3's "
         "first recovery (81 drops) then advances no cumulative ACK for 450 ms and ends in a "
         "timeout at 8.44 s. With rule (a) imitated the first loss agrees (8.02 vs 7.99 s, 1143 KB on "
@@ -237,7 +239,9 @@ NOTES: dict[tuple[str, str], str] = {
     ),
     ("CUBIC", "M"): (
         "D7 (a) in the start-up; the result differs in loss recovery. ns-3's first flow leaves slow "
-        "start at 1.53 s with 89 segments (SRTT); tcpstart's slow-starts to the first loss with 131. "
+        "start at 1.53 s with 89 segments (SRTT); tcpstart's has no HyStart exit (its ACKs arrive "
+        "2.4 ms apart at 5 Mbit/s, too far apart for a train) and slow-starts to the first loss with "
+        "131. "
         "The 25-packet queue overflows at the same moment on both sides (1.639 / 1.636 s). With rule "
         "(a) imitated the first loss agrees (131 vs 133 KB) but completion stays -5.1 %: the two "
         "flows' recoveries differ (tcpstart 104 drops, 3 recoveries and 3 timeouts; ns-3 51, 2 and "
