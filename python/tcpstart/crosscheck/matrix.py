@@ -104,9 +104,11 @@ ALGORITHMS = [
         "TcpBbr",
         {"tso_segs_goal": 1},
         pacing=True,
+        ns3_attributes=("TcpSocketState::PaceInitialWindow=true",),
         note="tcpstart's `tso_segs_goal` is set to ns-3's send quantum of 1 segment (ns-3 has no TSO; "
         "tcpstart's default follows a Linux host with GSO: 1 ms of data at the pacing rate, which adds "
-        "3 x 23 segments to the cwnd budget at 276 Mbit/s)",
+        "3 x 23 segments to the cwnd budget at 276 Mbit/s); ns-3 paces the initial window as Linux and "
+        "tcpstart do (`PaceInitialWindow`; ns-3's default sends it as one burst)",
     ),
     Algorithm("HighSpeed", "highspeed", "TcpHighSpeed"),
     Algorithm("Scalable", "scalable", "TcpScalable"),
