@@ -144,7 +144,7 @@ DIFFERENCES = {
     "D8": (
         "ns-3's BBR window after a recovery",
         "ns-3's TcpBbr sets cwnd to 2^32 - 1 when it leaves fast recovery (observed in cases A, D, F "
-        "and K, each time until its next ACK sets the window again), so its sending is limited by "
+        "and K, each time for one sample of the 1 ms cwnd trace), so its sending is limited by "
         "pacing alone until the window is next set. Linux's BBR restores the window it had before the "
         "recovery and caps it at its target (cwnd_gain x BDP); tcpstart's BBR keeps a finite window. "
         "These intervals are left out of the cwnd distance.",
