@@ -247,6 +247,15 @@ NOTES: dict[tuple[str, str], str] = {
         "flows' recoveries differ (tcpstart 104 drops, 3 recoveries and 3 timeouts; ns-3 51, 2 and "
         "2; D3/D4, not traced)"
     ),
+    ("BBR", "D"): (
+        "same first loss and recoveries; the two part at PROBE_RTT. Both enter it at 10.201 s and "
+        "hold 4 segments until 10.615 s; then tcpstart restores the 342 segments it had before (as "
+        "Linux's bbr_restore_cwnd does: cwnd = max(cwnd, prior_cwnd)), while ns-3's window passes "
+        "through 2^32 - 1 (D8) back to 4 segments and regrows by the acknowledged segments (12, 16, "
+        "... 64 segments at 11.5 s), regaining 300 segments only at 12.07 s. ns-3's second "
+        "PROBE_RTT (23.41 s) again ends low until 24.03 s. Seen in the cwnd traces; ns-3's "
+        "PROBE_RTT exit was not read in its source"
+    ),
     ("BBR", "N"): (
         "was +11.3 % with the start-up differing (cwnd at the first loss 800 vs 708 KB): tcpstart's "
         "default cwnd budget adds 3 TSO bursts of 1 ms of data (23 segments each at 276 Mbit/s), "
