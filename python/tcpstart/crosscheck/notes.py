@@ -249,8 +249,9 @@ NOTES: dict[tuple[str, str], str] = {
     ),
     ("BBR", "D"): (
         "same first loss and recoveries; the two part at PROBE_RTT. Both enter it at 10.201 s and "
-        "hold 4 segments until 10.615 s; then tcpstart restores the 342 segments it had before (as "
-        "Linux's bbr_restore_cwnd does: cwnd = max(cwnd, prior_cwnd)), while ns-3's window passes "
+        "hold 4 segments until 10.615 s; then tcpstart restores the window it had before (338 "
+        "segments, 342 at once after; Linux's bbr_restore_cwnd: cwnd = max(cwnd, prior_cwnd)), while "
+        "ns-3's window passes "
         "through 2^32 - 1 (D8) back to 4 segments and regrows by the acknowledged segments (12, 16, "
         "... 64 segments at 11.5 s), regaining 300 segments only at 12.07 s. ns-3's second "
         "PROBE_RTT (23.41 s) again ends low until 24.03 s. Seen in the cwnd traces; ns-3's "
