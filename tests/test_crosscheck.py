@@ -35,9 +35,11 @@ def test_tcpstart_matches_ns3_within_tolerance(case: Case, algo) -> None:
     for name, diff in (("completion", c.completion_diff), ("goodput", c.goodput_diff)):
         if diff is not None:
             assert abs(diff) <= TOLERANCE, f"{case.name} {algo.label}: {name} differs by {diff:+.1%}"
-    # Same drop-tail queue, same losses give the same congestion responses.
+    # Same drop-tail queue and the same ACK clock (both acknowledge the first data segment at once,
+    # D1) give the same first congestion response, to within serialisation-time details (55 us
+    # measured; acknowledging the first segment late put LinuxReno H's 3 ms later).
     assert c.tcpstart.first_loss_time is not None and c.ns3.first_loss_time is not None
-    assert abs(c.tcpstart.first_loss_time - c.ns3.first_loss_time) < 0.1 * case.rtt_ms / 1e3 + 0.005
+    assert abs(c.tcpstart.first_loss_time - c.ns3.first_loss_time) < 1e-4
 
 
 @needs_ns3

@@ -248,6 +248,9 @@ pub struct Cubic {
     snd_nxt: u64,
     /// Jiffies of the last data segment sent (`lsndtime`).
     last_send: Option<u64>,
+    /// Linux's `sk_pacing_rate`, bytes per second: nothing paces by it, but HyStart's ACK-train
+    /// threshold does depend on it.
+    pacing_rate: u64,
     bic: BicState,
 }
 
@@ -294,6 +297,7 @@ impl Cubic {
             in_recovery: false,
             snd_nxt: 0,
             last_send: None,
+            pacing_rate: 0,
             bic: BicState::default(),
         }
     }
@@ -318,6 +322,7 @@ impl Cubic {
                 rtt,
                 delay_min: Duration::from_micros(self.bic.delay_min_us),
                 cwnd: self.cwnd,
+                pacing_rate: self.pacing_rate,
                 snd_una: ev.snd_una,
                 snd_nxt: ev.snd_nxt,
             };
@@ -435,6 +440,24 @@ impl Cubic {
         self.cwnd = self.cwnd.min(CWND_CLAMP);
     }
 
+    /// Slow start or the cubic increase for the newly acknowledged packets.
+    fn grow(&mut self, ev: &AckEvent) {
+        if self.in_recovery || ev.bytes_acked == 0 {
+            return;
+        }
+        let bytes = ev.bytes_acked + self.acked_carry;
+        self.acked_carry = bytes % self.mss;
+        let mut acked = if ev.cwnd_limited { bytes / self.mss } else { 0 };
+        if self.cwnd < self.ssthresh {
+            acked = self.slow_start(ev, acked);
+        }
+        if acked == 0 {
+            return;
+        }
+        self.update(jiffies(ev.now), acked);
+        self.cong_avoid_ai(self.bic.cnt, acked);
+    }
+
     /// `cubictcp_recalc_ssthresh`: ends the epoch, remembers W_max, returns the new ssthresh.
     fn recalc_ssthresh(&mut self) -> u64 {
         self.bic.epoch_start = None;
@@ -483,20 +506,11 @@ impl CongestionControl for Cubic {
         if let Some(rtt) = ev.rtt_sample {
             self.on_rtt_sample(ev, rtt);
         }
-        if self.in_recovery || ev.bytes_acked == 0 {
-            return;
-        }
-        let bytes = ev.bytes_acked + self.acked_carry;
-        self.acked_carry = bytes % self.mss;
-        let mut acked = if ev.cwnd_limited { bytes / self.mss } else { 0 };
-        if self.cwnd < self.ssthresh {
-            acked = self.slow_start(ev, acked);
-        }
-        if acked == 0 {
-            return;
-        }
-        self.update(jiffies(ev.now), acked);
-        self.cong_avoid_ai(self.bic.cnt, acked);
+        self.grow(ev);
+        // tcp_cong_control ends every ACK with tcp_update_pacing_rate; HyStart's TSO allowance
+        // reads the rate the previous ACK left.
+        let packets_out = ev.snd_nxt.saturating_sub(ev.snd_una).div_ceil(self.mss);
+        self.pacing_rate = hystart::linux_pacing_rate(self.mss, self.cwnd, packets_out, self.ssthresh, ev.srtt);
     }
 
     fn on_congestion(&mut self, _ev: &CongestionEvent) {

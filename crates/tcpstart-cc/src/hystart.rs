@@ -16,11 +16,18 @@
 //! still tracked. All times are kept in microseconds, as Linux keeps them, so the integer rounding
 //! (delay_min >> 3, threshold >> 1) is the kernel's.
 //!
-//! Interpretations:
-//! - Linux adds a TSO/GRO allowance to the ACK-train threshold (`hystart_ack_delay`, at most 1 ms,
-//!   0 when the socket has no pacing rate). The simulator has no TSO or GRO, so it is 0 here.
-//! - The host does not pace, so the ACK-train threshold is halved, as Linux does for sockets
-//!   with `SK_PACING_NONE` (the default qdisc).
+//! The ACK-train threshold is (delay_min + `hystart_ack_delay`) / 2, as Linux computes it for a
+//! socket without fq pacing (`SK_PACING_NONE`, the default qdisc): the host does not pace.
+//! `hystart_ack_delay` is Linux's TSO/GRO allowance, min(1 ms, 4 x GSO size / sk_pacing_rate).
+//! Linux maintains `sk_pacing_rate` for every TCP socket (`tcp_update_pacing_rate`, 200 % of
+//! cwnd x MSS / SRTT in slow start) whether or not anything paces by it, and computes the allowance
+//! from it whether or not segments are actually aggregated; the host passes that rate in
+//! [`Sample::pacing_rate`] (see [`linux_pacing_rate`]). On the paths simulated here the
+//! allowance is its 1 ms cap until the rate exceeds 262 MB/s.
+//!
+//! Interpretation: the GSO size is 64 KB (`GSO_LEGACY_MAX_SIZE`, a default device's); the kernel
+//! also subtracts its header room (`MAX_TCP_HEADER` + 1, about 0.5 %), which only matters below
+//! the 1 ms cap and is left out.
 
 use crate::time::{Duration, Instant};
 
@@ -29,6 +36,14 @@ pub const MIN_SAMPLES: u32 = 8;
 /// Clamp of the delay-increase threshold, microseconds (`HYSTART_DELAY_MIN`, `HYSTART_DELAY_MAX`).
 pub const DELAY_MIN_US: u64 = 4000;
 pub const DELAY_MAX_US: u64 = 16000;
+
+/// GSO size of a default Linux device, bytes (`GSO_LEGACY_MAX_SIZE`).
+pub const GSO_MAX_SIZE: u64 = 65_536;
+/// Cap of the TSO/GRO allowance, microseconds (`USEC_PER_MSEC` in `hystart_ack_delay`).
+pub const ACK_DELAY_MAX_US: u64 = 1000;
+/// `sysctl_tcp_pacing_ss_ratio` and `sysctl_tcp_pacing_ca_ratio` (percent).
+pub const PACING_SS_RATIO: u64 = 200;
+pub const PACING_CA_RATIO: u64 = 120;
 
 /// `hystart_detect` bits.
 pub const DETECT_ACK_TRAIN: u8 = 0x1;
@@ -68,6 +83,8 @@ pub struct Sample {
     pub delay_min: Duration,
     /// Congestion window in packets.
     pub cwnd: u64,
+    /// Linux's `sk_pacing_rate` as the previous ACK left it, bytes per second (0: none yet).
+    pub pacing_rate: u64,
     pub snd_una: u64,
     pub snd_nxt: u64,
 }
@@ -135,8 +152,8 @@ impl HyStart {
             let now_us = micros(s.now);
             if now_us.saturating_sub(self.last_ack_us) <= self.cfg.ack_delta.as_micros() as u64 {
                 self.last_ack_us = now_us;
-                // Not paced: the train must pass half of delay_min (no TSO allowance here).
-                let threshold = delay_min_us >> 1;
+                // Not paced (SK_PACING_NONE): half of delay_min plus the TSO/GRO allowance.
+                let threshold = (delay_min_us + ack_delay_us(s.pacing_rate)) >> 1;
                 if now_us.saturating_sub(self.round_start_us) > threshold {
                     self.found = true;
                     exit = Some(Exit::AckTrain);
@@ -159,6 +176,29 @@ impl HyStart {
     }
 }
 
+/// `hystart_ack_delay`: the TSO/GRO allowance of the ACK-train threshold, microseconds.
+pub fn ack_delay_us(pacing_rate: u64) -> u64 {
+    if pacing_rate == 0 {
+        return 0;
+    }
+    ACK_DELAY_MAX_US.min(GSO_MAX_SIZE * 4 * 1_000_000 / pacing_rate)
+}
+
+/// `tcp_update_pacing_rate` (net/ipv4/tcp_input.c) without `sk_max_pacing_rate`: bytes per
+/// second, 200 % of mss x max(cwnd, packets out) / SRTT while cwnd < ssthresh / 2, else 120 %.
+/// Linux keeps SRTT in 1/8 us and scales the numerator by 8 to match; the integer division is
+/// the kernel's. No SRTT yet (or 0) gives 0.
+pub fn linux_pacing_rate(mss: u64, cwnd: u64, packets_out: u64, ssthresh: u64, srtt: Option<Duration>) -> u64 {
+    // tp->srtt_us: SRTT in units of 1/8 us.
+    let srtt_8us = srtt.map_or(0, |d| d.as_nanos() * 8 / 1000);
+    if srtt_8us == 0 {
+        return 0;
+    }
+    let ratio = if cwnd < ssthresh / 2 { PACING_SS_RATIO } else { PACING_CA_RATIO };
+    let rate = mss as u128 * ((1_000_000 / 100) << 3) * ratio as u128 * cwnd.max(packets_out) as u128;
+    (rate / srtt_8us) as u64
+}
+
 /// `HYSTART_DELAY_THRESH(delay_min >> 3)`: an eighth of the minimum RTT, within 4..16 ms.
 pub fn delay_threshold_us(delay_min_us: u64) -> u64 {
     (delay_min_us >> 3).clamp(DELAY_MIN_US, DELAY_MAX_US)
@@ -178,6 +218,7 @@ mod tests {
             rtt: Duration::from_millis(rtt_ms),
             delay_min: Duration::from_millis(100),
             cwnd,
+            pacing_rate: 0,
             snd_una,
             snd_nxt,
         }
@@ -239,6 +280,46 @@ mod tests {
             }
         }
         assert_eq!(exit_at, Some((51, Exit::AckTrain)));
+    }
+
+    #[test]
+    fn tso_allowance_is_four_gso_frames_at_the_pacing_rate_capped_at_1_ms() {
+        // hystart_ack_delay: 0 without a pacing rate; 4 x 65536 B x 1e6 / 14.6e6 B/s = 17955 us,
+        // capped to 1000; at 1e9 B/s 262.144 us, truncated to 262.
+        assert_eq!(ack_delay_us(0), 0);
+        assert_eq!(ack_delay_us(14_600_000), 1000);
+        assert_eq!(ack_delay_us(1_000_000_000), 262);
+    }
+
+    #[test]
+    fn linux_pacing_rate_is_200_percent_in_slow_start_and_120_near_ssthresh() {
+        // tcp_update_pacing_rate: 1460 x 80000 x 200 x 100 / (20 ms x 8 in 1/8 us) = 14.6 MB/s,
+        // i.e. 2 x 100 x 1460 B / 20 ms; 120 % once cwnd >= ssthresh / 2; packets out count when
+        // above cwnd.
+        let srtt = Some(Duration::from_millis(20));
+        assert_eq!(linux_pacing_rate(1460, 100, 100, u64::MAX, srtt), 14_600_000);
+        assert_eq!(linux_pacing_rate(1460, 100, 100, 200, srtt), 8_760_000);
+        assert_eq!(linux_pacing_rate(1460, 100, 120, u64::MAX, srtt), 17_520_000);
+        assert_eq!(linux_pacing_rate(1460, 100, 100, u64::MAX, None), 0);
+    }
+
+    #[test]
+    fn the_tso_allowance_delays_the_ack_train_exit_by_half_a_millisecond() {
+        // ACKs 0.5 ms apart from the round's start at 1 ms, delay_min 100 ms. Threshold
+        // 100000 / 2 = 50000 us without a pacing rate: the ACK 50.5 ms into the round exits.
+        // With the 1 ms allowance (14.6 MB/s): (100000 + 1000) / 2 = 50500 us, so 51 ms.
+        for (rate, exit_after_us) in [(0, 50_500), (14_600_000, 51_000)] {
+            let mut h = HyStart::new(Config { detect: DETECT_ACK_TRAIN, ..Config::default() });
+            let mut exit_at = None;
+            for i in 0..200u64 {
+                let s = Sample { pacing_rate: rate, ..sample(1000 + i * 500, 100, 20, 1 + i, 1000) };
+                if h.on_sample(&s).is_some() {
+                    exit_at = Some(i * 500);
+                    break;
+                }
+            }
+            assert_eq!(exit_at, Some(exit_after_us), "pacing rate {rate}");
+        }
     }
 
     #[test]
