@@ -569,7 +569,10 @@ impl RawTcp {
                 None | Some("rfc6675") => RecoveryWindow::Rfc6675,
                 Some("prr") => RecoveryWindow::Prr,
                 Some(other) => {
-                    return Err(ScenarioError::new(f("recovery"), format!("must be rfc6675 or prr, got {other:?}")))
+                    return Err(ScenarioError::new(
+                        f("recovery"),
+                        format!("must be \"rfc6675\" or \"prr\", got {other:?}"),
+                    ))
                 }
             },
             rto_restart: match self.rto_restart.as_deref() {
@@ -581,7 +584,7 @@ impl RawTcp {
                 Some(other) => {
                     return Err(ScenarioError::new(
                         f("rto_restart"),
-                        format!("must be every_ack or first_partial_ack, got {other:?}"),
+                        format!("must be \"every_ack\" or \"first_partial_ack\", got {other:?}"),
                     ))
                 }
             },

@@ -333,4 +333,50 @@ mod tests {
         b.on_retransmit(1, Instant(5));
         assert_eq!(b.next_lost(), Some(3), "the SACKed segment is skipped");
     }
+
+    #[test]
+    fn rule_3_takes_unsacked_segments_below_the_highest_sack_once() {
+        let mut b = board(8);
+        // Holes at 0, 1 and 5; SACKed 2, 3, 4 and 6; 7 not yet reported.
+        b.sack(200, 500);
+        b.sack(600, 700);
+        assert!(b.detect_sack_losses(3));
+        // 0 and 1 have three SACKed segments above: rule 1's. 5 has one: rule 3's. 7 lies above
+        // the highest SACKed byte: neither.
+        assert_eq!(b.next_rule3(), Some(5));
+        b.on_retransmit(5, Instant(10));
+        assert_eq!(b.next_rule3(), None, "segment 5 went out already");
+        // A later SACK of 7 makes nothing new eligible: everything below it is SACKed, lost or
+        // retransmitted.
+        b.sack(700, 800);
+        assert_eq!(b.next_rule3(), None);
+    }
+
+    #[test]
+    fn a_second_copy_counts_twice_in_pipe_until_delivered() {
+        let mut b = board(4);
+        b.sack(300, 400);
+        assert_eq!(b.bytes_in_flight(), 300);
+        // Segment 2, not deemed lost, is retransmitted (rule 3): RFC 6675 SetPipe counts both.
+        b.on_retransmit(2, Instant(10));
+        assert_eq!(b.bytes_in_flight(), 400);
+        // Its SACK takes both copies out of the network.
+        b.sack(200, 300);
+        assert_eq!(b.bytes_in_flight(), 200);
+        // A timeout's loss marking also drops both copies of a twice-sent segment.
+        b.on_retransmit(1, Instant(11));
+        assert_eq!(b.bytes_in_flight(), 300);
+        b.mark_all_lost();
+        assert_eq!(b.bytes_in_flight(), 0);
+    }
+
+    #[test]
+    fn the_rescue_candidate_is_the_highest_unsacked_segment() {
+        let mut b = board(5);
+        assert_eq!(b.highest_unsacked(), Some(4));
+        b.sack(300, 500);
+        assert_eq!(b.highest_unsacked(), Some(2));
+        b.sack(0, 300);
+        assert_eq!(b.highest_unsacked(), None);
+    }
 }
