@@ -27,7 +27,8 @@ KNOBS = [
     ("delayed ACK", "every 2 segments, 40 ms timer (200 ms in case N); or off", "`DelAckCount` 2, `DelAckTimeout` 40 ms (200 ms); off = `DelAckCount` 1", "40 ms = Linux's TCP_ATO_MIN, where its delayed-ACK timer starts; see D1"),
     ("duplicate ACK threshold", "3", "`ReTxThreshold` 3 (default)", ""),
     ("limited transmit", "on", "`LimitedTransmit` true", ""),
-    ("loss recovery", "RFC 6675 pipe, no PRR", "`TcpPrrRecovery` (ns-3's default, RFC 6937, as Linux)", "D3"),
+    ("loss recovery", "RFC 6675 NextSeg rules 1-4; `tcp.recovery = \"prr\"` (RFC 6937 PRR-SSRB)", "`TcpPrrRecovery` (ns-3's default, RFC 6937, as Linux); NextSeg rules 1-3", "D3, D6"),
+    ("retransmission timer in recovery", "`tcp.rto_restart = \"first_partial_ack\"`", "restarted on the first partial ACK only (`m_isFirstPartialAck`)", "D4; Linux (and tcpstart's default with SACK) restart it on every advancing ACK"),
     ("pacing", "when the algorithm returns a rate", "`TcpSocketState::EnablePacing` only for BBR", "ns-3's TcpBbr requires pacing"),
     ("application", "all data queued at start", "a source that keeps the socket's send buffer full", "no FIN on either side"),
     ("completion", "SYN sent -> ACK of the last byte at the sender", "the same, from the socket's `HighestRxAck` trace", ""),
@@ -71,21 +72,24 @@ DIFFERENCES = {
     ),
     "D3": (
         "Sending during fast recovery",
-        "tcpstart follows RFC 6675: cwnd = ssthresh at once and a segment goes out whenever pipe < "
-        "cwnd, so it is silent until half the window has drained and then sends one segment per "
-        "delivered one. ns-3 uses Proportional Rate Reduction (RFC 6937, its default and Linux's): it "
-        "keeps sending about one segment for every two delivered from the start of recovery. Both end "
-        "recovery at ssthresh; the order of retransmissions and new data differs, so when a burst "
-        "within recovery brings the queue to its limit, one side may lose a packet the other does not "
-        "(a knife-edge: one packet of queue decides).",
+        "Both sides use Proportional Rate Reduction here (RFC 6937 with the slow-start reduction "
+        "bound: ns-3's default `TcpPrrRecovery`, tcpstart's `tcp.recovery = \"prr\"`; tcpstart's "
+        "default is RFC 6675's cwnd = ssthresh at once, silent until half the window has drained). "
+        "They still differ in detail: tcpstart rounds PRR's proportional share up to whole "
+        "segments, as Linux counts packets, while ns-3 counts bytes; and with ssthresh from a "
+        "different flight size (D2) the two reduce towards different targets. The order of "
+        "retransmissions and new data therefore "
+        "differs, and when a burst within recovery brings the queue to its limit, one side may lose "
+        "a packet the other does not (a knife-edge: one packet of queue decides).",
     ),
     "D4": (
         "Retransmission timer during a long recovery",
         "ns-3 restarts the retransmission timer only on the first partial ACK of a recovery (RFC 6582's "
-        "\"impatient\" variant, `m_isFirstPartialAck`), with SACK as without. tcpstart, with SACK, "
-        "restarts it on every ACK that advances SND.UNA, as RFC 6298 (5.3) and Linux (`tcp_rearm_rto`) "
-        "do. A recovery of many losses that lasts longer than one RTO therefore ends in a timeout in "
-        "ns-3 only (cwnd to 1 segment, slow start again). tcpstart follows Linux.",
+        "\"impatient\" variant, `m_isFirstPartialAck`), with SACK as without, so a recovery of many "
+        "losses that lasts longer than one RTO ends in a timeout (cwnd to 1 segment, slow start "
+        "again). Linux restarts it on every ACK that advances SND.UNA (RFC 6298 5.3, "
+        "`tcp_rearm_rto`), as tcpstart does by default with SACK. The cross-check sets tcpstart's "
+        "`tcp.rto_restart = \"first_partial_ack\"`, ns-3's rule; ns-3 departs from Linux here.",
     ),
     "D5": (
         "No window growth on the ACK that ends ns-3's loss state",
@@ -100,11 +104,16 @@ DIFFERENCES = {
     "D6": (
         "Losses among the last segments of a transfer",
         "A hole with fewer than three SACKed segments above it is never marked lost by RFC 6675's "
-        "IsLost. tcpstart (no rescue retransmission, no RACK-TLP; docs/model.md) then waits for the "
-        "retransmission timeout. ns-3 retransmits such holes within the recovery (case F, "
-        "LinuxReno: segments 3420 and 3421 of 3425 go out in the first recovery round, the last "
-        "one a round trip later; tcpstart retransmits them after a 1 s timeout). Linux repairs "
-        "them with RACK (reordering window) and the tail loss probe: ns-3 is closer to Linux here.",
+        "IsLost. Both sides repair it within the recovery by NextSeg rule 3 once no new data is "
+        "left, but their rule 3 differs: tcpstart's follows the RFC (an unSACKed segment below the "
+        "highest SACKed byte), and adds rule 4's rescue retransmission of the highest unSACKed "
+        "segment once per recovery, after the cumulative ACK has passed the fast retransmission; "
+        "ns-3's rule 3 takes any unSACKed, never retransmitted segment, also above the highest SACK "
+        "(so it retransmits a lost last segment, or one merely still in flight, at the next send "
+        "opportunity), and it has no rule 4. A lost last segment with nothing SACKed above it is "
+        "therefore retransmitted up to a round trip later in tcpstart. Linux repairs tail losses "
+        "with RACK (reordering window) and the tail loss probe instead; neither simulator models "
+        "those (no RACK-TLP in tcpstart, docs/model.md).",
     ),
     "D7": (
         "CUBIC's HyStart in ns-3",
