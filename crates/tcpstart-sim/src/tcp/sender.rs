@@ -354,8 +354,12 @@ impl Sender {
             return;
         }
         // RFC 6582 "impatient" variant: within one recovery only the first partial ACK restarts
-        // the timer, so a long chain of single retransmissions falls back to a timeout.
-        let restart = self.recovery.is_none_or(|r| r.partial_acks == 0 || self.cfg.rto_restart == RtoRestart::EveryAck);
+        // the timer, so a long chain of single retransmissions falls back to a timeout. The full
+        // ACK that ends the recovery restarts it as any new ACK does (RFC 6298 5.3); else the
+        // deadline set at the first partial ACK could expire right after a long recovery.
+        let restart = self.recovery.is_none_or(|r| {
+            r.partial_acks == 0 || self.snd_una >= r.point || self.cfg.rto_restart == RtoRestart::EveryAck
+        });
         if restart {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
