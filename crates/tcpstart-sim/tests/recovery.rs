@@ -230,3 +230,16 @@ fn impatient_rto_restart_ends_a_long_recovery_in_a_timeout() {
     assert!(stat(&impatient, "retransmissions") > 140, "the timeout resends what was in flight");
     assert!(completion(&impatient) > completion(&every));
 }
+
+#[test]
+fn prr_leaves_a_controller_that_sets_its_own_recovery_window_alone() {
+    // Linux applies PRR (`tcp_cwnd_reduction`) only to controllers without a `cong_control`
+    // hook; BBR sets cwnd in recovery itself (packet conservation, then restore). Its runs are
+    // therefore the same under both settings, while NewReno's are not.
+    let run = |algorithm: &str, recovery: &str| {
+        let out = transfer(algorithm, true, &[100, 102, 104, 106], json!({"recovery": recovery}));
+        (completion(&out), out.flows.cwnd.clone())
+    };
+    assert_eq!(run("bbr", "prr"), run("bbr", "rfc6675"));
+    assert_ne!(run("newreno", "prr").1, run("newreno", "rfc6675").1);
+}
