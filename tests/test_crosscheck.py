@@ -62,6 +62,8 @@ def test_both_sides_get_the_same_knobs() -> None:
     assert scn["tcp"]["mss"] == int(args["mss"]) and scn["tcp"]["initial_window"] == int(args["iw"])
     assert scn["tcp"]["rto_min"] == args["minRto"] and scn["tcp"]["delack_timeout"] == args["delAckTimeout"]
     assert (scn["tcp"]["delack_count"], args["delAckCount"]) == (2, "2")
+    assert (scn["tcp"]["recovery"], args["recovery"]) == ("prr", "TcpPrrRecovery")
+    assert scn["tcp"]["rto_restart"] == "first_partial_ack"  # ns-3's m_isFirstPartialAck rule (D4)
     assert len(scn["flows"]) == int(args["flows"])
     # ns-3 adds a 2-byte PPP header to every 1512-byte data segment; its rate is scaled to match.
     assert int(args["rate"][:-3]) == round(case.rate_mbps * 1e6 * 1514 / 1512)

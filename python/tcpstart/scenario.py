@@ -170,6 +170,10 @@ class Tcp:
     fast_retransmit: Optional[bool] = None
     limited_transmit: Optional[bool] = None
     dupthresh: Optional[int] = None
+    # Window during SACK recovery: "rfc6675" (default: cwnd = ssthresh at once) or "prr" (RFC 6937).
+    recovery: Optional[str] = None
+    # Retransmission timer in recovery: "every_ack" (default with SACK) or "first_partial_ack".
+    rto_restart: Optional[str] = None
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)

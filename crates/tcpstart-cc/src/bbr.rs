@@ -905,6 +905,10 @@ impl CongestionControl for Bbr {
     fn marks_app_limited(&self) -> bool {
         self.mode == Mode::ProbeRtt
     }
+    fn sets_recovery_window(&self) -> bool {
+        // `bbr_set_cwnd_to_recover_or_restore`: BBR is a `cong_control` module.
+        true
+    }
 }
 
 #[cfg(test)]

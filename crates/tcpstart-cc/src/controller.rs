@@ -43,6 +43,12 @@ pub trait CongestionControl: Send {
     fn partial_ack_policy(&self) -> PartialAckPolicy {
         PartialAckPolicy::StayInRecovery
     }
+    /// True when the controller sets cwnd during loss recovery itself, as Linux controllers with
+    /// a `cong_control` hook do (BBR): the sender's proportional rate reduction (PRR) then leaves
+    /// the window to it, as `tcp_cong_control` skips `tcp_cwnd_reduction` for them.
+    fn sets_recovery_window(&self) -> bool {
+        false
+    }
     /// Asked after every ACK: true makes the sender's delivery-rate estimator mark the data now
     /// in flight application-limited, so deliberately low-rate samples do not count as path
     /// bandwidth (Linux BBR sets `tp->app_limited` this way in PROBE_RTT).

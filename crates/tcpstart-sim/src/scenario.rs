@@ -141,6 +141,10 @@ pub struct RawTcp {
     pub fast_retransmit: Option<bool>,
     pub limited_transmit: Option<bool>,
     pub dupthresh: Option<u32>,
+    /// Window during SACK recovery: "rfc6675" (cwnd = ssthresh at once) or "prr" (RFC 6937).
+    pub recovery: Option<String>,
+    /// Retransmission timer during recovery: "every_ack" or "first_partial_ack".
+    pub rto_restart: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -290,6 +294,29 @@ pub struct TcpConfig {
     pub fast_retransmit: bool,
     pub limited_transmit: bool,
     pub dupthresh: u32,
+    pub recovery: RecoveryWindow,
+    pub rto_restart: RtoRestart,
+}
+
+/// How the sender sets its window during SACK recovery (`tcp.recovery`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryWindow {
+    /// RFC 6675: cwnd = ssthresh at once; send while pipe < cwnd.
+    Rfc6675,
+    /// RFC 6937 PRR-SSRB, as Linux and ns-3: the reduction spread over the recovery's round trip.
+    Prr,
+}
+
+/// When an ACK that advances SND.UNA during fast recovery restarts the retransmission timer
+/// (`tcp.rto_restart`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// RFC 6298 5.3, Linux `tcp_rearm_rto`: every such ACK.
+    EveryAck,
+    /// RFC 6582's "impatient" variant, ns-3: only the first partial ACK of a recovery.
+    FirstPartialAck,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -466,7 +493,9 @@ impl RawTcp {
             clock_tick,
             fast_retransmit,
             limited_transmit,
-            dupthresh
+            dupthresh,
+            recovery,
+            rto_restart
         )
     }
 
@@ -498,11 +527,12 @@ impl RawTcp {
         };
         let rto_min = t("rto_min", &self.rto_min, "1s", Duration::from_micros(1), MAX_TIME)?;
         let rto_max = t("rto_max", &self.rto_max, "60s", rto_min, MAX_TIME)?;
+        let sack = self.sack.unwrap_or(true);
         Ok(TcpConfig {
             mss,
             initial_window,
             initial_ssthresh,
-            sack: self.sack.unwrap_or(true),
+            sack,
             timestamps: self.timestamps.unwrap_or(true),
             window_scaling: self.window_scaling.unwrap_or(true),
             rcv_buf: bytes(
@@ -535,6 +565,29 @@ impl RawTcp {
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
             dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
+            recovery: match self.recovery.as_deref() {
+                None | Some("rfc6675") => RecoveryWindow::Rfc6675,
+                Some("prr") => RecoveryWindow::Prr,
+                Some(other) => {
+                    return Err(ScenarioError::new(
+                        f("recovery"),
+                        format!("must be \"rfc6675\" or \"prr\", got {other:?}"),
+                    ))
+                }
+            },
+            rto_restart: match self.rto_restart.as_deref() {
+                Some("every_ack") => RtoRestart::EveryAck,
+                Some("first_partial_ack") => RtoRestart::FirstPartialAck,
+                // RFC 6298 with SACK (Linux); RFC 6582's recommendation for NewReno without.
+                None if sack => RtoRestart::EveryAck,
+                None => RtoRestart::FirstPartialAck,
+                Some(other) => {
+                    return Err(ScenarioError::new(
+                        f("rto_restart"),
+                        format!("must be \"every_ack\" or \"first_partial_ack\", got {other:?}"),
+                    ))
+                }
+            },
         })
     }
 }

@@ -1,5 +1,7 @@
 //! Loss recovery: fast retransmit/recovery, NewReno partial ACKs, SACK recovery of several losses
-//! in one window, retransmission timeouts with backoff and Karn's rule, and the delayed-ACK timer.
+//! in one window (with RFC 6675 NextSeg rules 3 and 4 for holes at the end of a transfer, PRR,
+//! and both retransmission-timer restart rules), retransmission timeouts with backoff and Karn's
+//! rule, and the delayed-ACK timer.
 //! Losses are scripted (`drop_transmissions`) so each test knows exactly what was lost.
 
 mod common;
@@ -132,4 +134,112 @@ fn limited_transmit_segments_stay_out_of_the_flight_size_that_sets_ssthresh() {
     let f = &out.flows;
     let ssthresh = (0..f.t.len()).find(|&i| f.phase[i] == "recovery").map(|i| f.ssthresh[i]).unwrap();
     assert_eq!(ssthresh, (24.5 * MSS) as u64);
+}
+
+/// (time, segment number from 1) of the data packets with packet-trace event `event`.
+fn segments(out: &tcpstart_sim::RunOutput, event: &str) -> Vec<(f64, u64)> {
+    let p = out.packets.as_ref().unwrap();
+    (0..p.t.len()).filter(|&i| p.event[i] == event).map(|i| (p.t[i], p.seq[i] / MSS as u64 + 1)).collect()
+}
+
+#[test]
+fn rule_3_repairs_holes_among_the_last_segments_within_the_recovery() {
+    // Segments 295, 296 and 299 of 300 lost: 297, 298 and 300 are SACKed, so 295 and 296 have
+    // three SACKed segments above them (lost by IsLost) and 299 only one. NextSeg rule 3 sends
+    // 299 anyway (unSACKed, below the highest SACKed byte) once the window has room, instead of
+    // leaving it to a 1 s retransmission timeout.
+    let lossless = completion(&transfer("newreno", true, &[], json!({})));
+    let out = transfer("newreno", true, &[295, 296, 299], json!({}));
+    assert_eq!((stat(&out, "fast_recoveries"), stat(&out, "timeouts")), (1, 0));
+    let retx = segments(&out, "retransmit");
+    let order: Vec<u64> = retx.iter().map(|&(_, seg)| seg).collect();
+    // The flight at the loss is 6 segments, so cwnd = ssthresh = 3: 299 waits for the first
+    // partial ACK. The ACK after that finds rules 1-3 exhausted and sends rule 4's rescue, which
+    // must include the highest unSACKed byte: 299 again (RFC 6675 allows this repeat).
+    assert_eq!(order, [295, 296, 299, 299]);
+    let rtt = 0.1;
+    assert!(
+        retx[2].0 - retx[0].0 < 1.5 * rtt,
+        "299 went out {} s after the fast retransmission",
+        retx[2].0 - retx[0].0
+    );
+    assert!(completion(&out) - lossless < 2.5 * rtt, "{} vs {lossless} without loss", completion(&out));
+}
+
+#[test]
+fn rescue_retransmission_repairs_a_lost_last_segment() {
+    // Segments 290 and 300 (the last) lost: nothing is SACKed above 300, so neither IsLost nor
+    // rule 3 covers it. Once the cumulative ACK passes the fast retransmission of 290 (HighACK >
+    // RescueRxt), rule 4 retransmits the highest unSACKed segment, 300, one round trip later.
+    let lossless = completion(&transfer("newreno", true, &[], json!({})));
+    let out = transfer("newreno", true, &[290, 300], json!({}));
+    assert_eq!((stat(&out, "fast_recoveries"), stat(&out, "timeouts")), (1, 0));
+    let retx = segments(&out, "retransmit");
+    assert_eq!(retx.iter().map(|&(_, seg)| seg).collect::<Vec<_>>(), [290, 300]);
+    let gap = retx[1].0 - retx[0].0;
+    assert!((0.1..0.15).contains(&gap), "rescue {gap} s after the fast retransmission, expected one RTT");
+    assert!(completion(&out) - lossless < 0.25, "{} vs {lossless} without loss", completion(&out));
+}
+
+#[test]
+fn prr_spreads_the_window_reduction_over_the_recovery() {
+    // One loss at segment 100 in slow start. RFC 6675 sets cwnd = ssthresh at once and sends
+    // nothing new until half the flight has drained, then one segment per ACK; PRR (RFC 6937)
+    // sends about one segment for every two delivered from the start.
+    let first_sends = |recovery: &str| {
+        let out = transfer("newreno", true, &[100], json!({"recovery": recovery}));
+        assert_eq!((stat(&out, "fast_recoveries"), stat(&out, "timeouts"), stat(&out, "retransmissions")), (1, 0, 1));
+        let retx = segments(&out, "retransmit")[0].0;
+        let sends: Vec<f64> =
+            segments(&out, "send").into_iter().map(|(t, _)| t).filter(|&t| t >= retx).take(11).collect();
+        (sends[0] - retx, (sends[10] - sends[0]) / 10.0, completion(&out))
+    };
+    // At 10 Mbps a 1500-byte packet takes 1.2 ms: ACKs return every 1.2 ms.
+    let ack_gap = 1500.0 * 8.0 / 10e6;
+    let (rfc_wait, rfc_gap, rfc_done) = first_sends("rfc6675");
+    let (prr_wait, prr_gap, prr_done) = first_sends("prr");
+    assert!(rfc_wait > 0.05, "RFC 6675 is silent for half a flight: waited {rfc_wait} s");
+    assert!(prr_wait < 3.0 * ack_gap, "PRR sends from the second ACK on: waited {prr_wait} s");
+    assert!((rfc_gap / ack_gap - 1.0).abs() < 0.05, "RFC 6675: one segment per ACK, gap {rfc_gap}");
+    assert!((prr_gap / ack_gap - 2.0).abs() < 0.1, "PRR: one segment per two ACKs, gap {prr_gap}");
+    assert!(prr_done < rfc_done, "PRR keeps the ACK clock: {prr_done} vs {rfc_done}");
+}
+
+#[test]
+fn impatient_rto_restart_ends_a_long_recovery_in_a_timeout() {
+    // 140 of the 160 segments of the fifth slow-start round lost; with PRR the repair takes
+    // several round trips (slow-start-like growth from a small pipe). Restarting the timer on
+    // every advancing ACK (RFC 6298 5.3, Linux) carries the recovery to its end; restarting it
+    // only on the first partial ACK (RFC 6582's "impatient" variant, ns-3) lets it expire.
+    let run = |rto_restart: &str| {
+        let tcp = json!({"sack": true, "delayed_ack": false, "initial_window": 10, "recovery": "prr",
+                         "rto_restart": rto_restart, "rto_min": "200ms"});
+        common::run(json!({
+            "network": {"rate": "10Mbps", "rtt": "100ms", "queue": "1000pkt"},
+            "tcp": tcp,
+            "flows": [{"algorithm": "newreno", "size": 1000.0 * MSS, "drop_transmissions": (151..=290).collect::<Vec<u64>>()}],
+        }))
+    };
+    let every = run("every_ack");
+    assert_eq!(
+        (stat(&every, "fast_recoveries"), stat(&every, "timeouts"), stat(&every, "retransmissions")),
+        (1, 0, 140)
+    );
+    let impatient = run("first_partial_ack");
+    assert_eq!((stat(&impatient, "fast_recoveries"), stat(&impatient, "timeouts")), (1, 1));
+    assert!(stat(&impatient, "retransmissions") > 140, "the timeout resends what was in flight");
+    assert!(completion(&impatient) > completion(&every));
+}
+
+#[test]
+fn prr_leaves_a_controller_that_sets_its_own_recovery_window_alone() {
+    // Linux applies PRR (`tcp_cwnd_reduction`) only to controllers without a `cong_control`
+    // hook; BBR sets cwnd in recovery itself (packet conservation, then restore). Its runs are
+    // therefore the same under both settings, while NewReno's are not.
+    let run = |algorithm: &str, recovery: &str| {
+        let out = transfer(algorithm, true, &[100, 102, 104, 106], json!({"recovery": recovery}));
+        (completion(&out), out.flows.cwnd.clone())
+    };
+    assert_eq!(run("bbr", "prr"), run("bbr", "rfc6675"));
+    assert_ne!(run("newreno", "prr").1, run("newreno", "rfc6675").1);
 }

@@ -88,6 +88,14 @@ fn udp_sources_are_checked() {
 }
 
 #[test]
+fn recovery_options_name_the_allowed_values() {
+    let e = error(&format!(r#"{{{NET}, "tcp": {{"recovery": "rate-halving"}}, "flows": [{{"size": 1}}]}}"#));
+    assert_eq!(e, r#"tcp.recovery: must be "rfc6675" or "prr", got "rate-halving""#);
+    let e = error(&format!(r#"{{{NET}, "flows": [{{"size": 1, "tcp": {{"rto_restart": "never"}}}}]}}"#));
+    assert_eq!(e, r#"flows[0].tcp.rto_restart: must be "every_ack" or "first_partial_ack", got "never""#);
+}
+
+#[test]
 fn hosts_directions_and_schedules_are_checked() {
     let cases = [
         (r#""flows": [{"direction": "sideways"}]"#, "flows[0].direction: must be \"forward\" or \"reverse\""),

@@ -156,6 +156,10 @@ def tcpstart_scenario(case: Case, algo: Algorithm, trace_interval: str = "1ms") 
         "quickack": 1,
         "limited_transmit": True,
         "dupthresh": 3,
+        # ns-3's defaults: TcpPrrRecovery, and the timer restarted only on a recovery's first
+        # partial ACK (D3, D4 in the report).
+        "recovery": "prr",
+        "rto_restart": "first_partial_ack",
     }
     flows = [
         {"algorithm": algo.tcpstart, "params": dict(algo.params), "start": f"{i * case.stagger}s"}
@@ -208,6 +212,7 @@ def ns3_args(case: Case, algo: Algorithm, trace_interval: float = 0.001) -> list
         "--timestamps=true",
         "--windowScaling=true",
         "--limitedTransmit=true",
+        "--recovery=TcpPrrRecovery",
         f"--pacing={'true' if algo.pacing else 'false'}",
         f"--rcvBuf={RCV_BUF}",
         "--seed=1",

@@ -27,7 +27,8 @@ KNOBS = [
     ("delayed ACK", "every 2 segments, 40 ms timer (200 ms in case N), the first data segment at once (`quickack` 1); or off", "`DelAckCount` 2, `DelAckTimeout` 40 ms (200 ms); off = `DelAckCount` 1; the first data segment at once (built in)", "40 ms = Linux's TCP_ATO_MIN, where its delayed-ACK timer starts; see D1"),
     ("duplicate ACK threshold", "3", "`ReTxThreshold` 3 (default)", ""),
     ("limited transmit", "on", "`LimitedTransmit` true", ""),
-    ("loss recovery", "RFC 6675 pipe, no PRR", "`TcpPrrRecovery` (ns-3's default, RFC 6937, as Linux)", "D3"),
+    ("loss recovery", "RFC 6675 NextSeg rules 1-4; `tcp.recovery = \"prr\"` (RFC 6937 PRR-SSRB)", "`TcpPrrRecovery` (ns-3's default, RFC 6937, as Linux); NextSeg rules 1-3", "D3, D6"),
+    ("retransmission timer in recovery", "`tcp.rto_restart = \"first_partial_ack\"`", "restarted on the first partial ACK only (`m_isFirstPartialAck`)", "D4; Linux (and tcpstart's default with SACK) restart it on every advancing ACK"),
     ("pacing", "when the algorithm returns a rate, from the first segment on", "`TcpSocketState::EnablePacing` and `PaceInitialWindow` only for BBR", "ns-3's TcpBbr requires pacing; without `PaceInitialWindow` ns-3 sends the initial window as one burst (10 segments into case B's 8-packet queue: the 10th is lost), where Linux's BBR (SK_PACING_NEEDED from its init) and tcpstart pace it"),
     ("BBR send quantum", "`tso_segs_goal` 1", "`TcpBbr` `m_sendQuantum` = 1 segment (fixed: ns-3 has no TSO)", "cwnd budget = cwnd_gain x BDP + 3 quanta; tcpstart's default, Linux with GSO (1 ms of data at the pacing rate), adds 3 x 23 segments at 276 Mbit/s"),
     ("application", "all data queued at start", "a source that keeps the socket's send buffer full", "no FIN on either side"),
@@ -80,21 +81,33 @@ DIFFERENCES = {
     ),
     "D3": (
         "Sending during fast recovery",
-        "tcpstart follows RFC 6675: cwnd = ssthresh at once and a segment goes out whenever pipe < "
-        "cwnd, so it is silent until half the window has drained and then sends one segment per "
-        "delivered one. ns-3 uses Proportional Rate Reduction (RFC 6937, its default and Linux's): it "
-        "keeps sending about one segment for every two delivered from the start of recovery. Both end "
-        "recovery at ssthresh; the order of retransmissions and new data differs, so when a burst "
-        "within recovery brings the queue to its limit, one side may lose a packet the other does not "
-        "(a knife-edge: one packet of queue decides).",
+        "Both sides use Proportional Rate Reduction here (RFC 6937 with the slow-start reduction "
+        "bound: ns-3's default `TcpPrrRecovery`, tcpstart's `tcp.recovery = \"prr\"`; tcpstart's "
+        "default is RFC 6675's cwnd = ssthresh at once, silent until half the window has drained). "
+        "They still send differently. tcpstart's PRR counts SACKed segments as delivered (RFC "
+        "6937's DeliveredData, Linux's `newly_acked_sacked`) and sends about one segment per two "
+        "SACKs from the start of recovery. ns-3 3.44's, as observed in case D (NewReno, 166 "
+        "losses in one window), sends nothing in the first round trip after the fast "
+        "retransmission (2 retransmissions and 3 new segments while some 330 SACKs arrive, "
+        "2.58-2.78 s) and then 164 retransmissions within 0.2 s of the first partial ACK, as if "
+        "only cumulatively acknowledged bytes counted as delivered (not traced in ns-3's code). "
+        "Linux behaves like tcpstart here. tcpstart also rounds PRR's proportional share up to "
+        "whole segments, as Linux counts packets, where ns-3 counts bytes, and the two reduce "
+        "towards different ssthresh values (D2). The order and timing of retransmissions and new "
+        "data therefore differ, and when a burst within recovery brings the queue to its limit, "
+        "one side may lose a packet the other does not (a knife-edge: one packet of queue "
+        "decides).",
     ),
     "D4": (
         "Retransmission timer during a long recovery",
         "ns-3 restarts the retransmission timer only on the first partial ACK of a recovery (RFC 6582's "
-        "\"impatient\" variant, `m_isFirstPartialAck`), with SACK as without. tcpstart, with SACK, "
-        "restarts it on every ACK that advances SND.UNA, as RFC 6298 (5.3) and Linux (`tcp_rearm_rto`) "
-        "do. A recovery of many losses that lasts longer than one RTO therefore ends in a timeout in "
-        "ns-3 only (cwnd to 1 segment, slow start again). tcpstart follows Linux.",
+        "\"impatient\" variant, `m_isFirstPartialAck`), with SACK as without, so a recovery of many "
+        "losses that lasts longer than one RTO ends in a timeout (cwnd to 1 segment, slow start "
+        "again). Linux restarts it on every ACK that advances SND.UNA (RFC 6298 5.3, "
+        "`tcp_rearm_rto`), as tcpstart does by default with SACK. The cross-check sets tcpstart's "
+        "`tcp.rto_restart = \"first_partial_ack\"`, ns-3's rule; ns-3 departs from Linux here. "
+        "Which recoveries outlast the timer then depends on how fast each side repairs (D3): in "
+        "case D (NewReno) tcpstart's spread-out PRR recovery times out, ns-3's burst does not.",
     ),
     "D5": (
         "No window growth on the ACK that ends ns-3's loss state",
@@ -109,11 +122,16 @@ DIFFERENCES = {
     "D6": (
         "Losses among the last segments of a transfer",
         "A hole with fewer than three SACKed segments above it is never marked lost by RFC 6675's "
-        "IsLost. tcpstart (no rescue retransmission, no RACK-TLP; docs/model.md) then waits for the "
-        "retransmission timeout. ns-3 retransmits such holes within the recovery (case F, "
-        "LinuxReno: segments 3420 and 3421 of 3425 go out in the first recovery round, the last "
-        "one a round trip later; tcpstart retransmits them after a 1 s timeout). Linux repairs "
-        "them with RACK (reordering window) and the tail loss probe: ns-3 is closer to Linux here.",
+        "IsLost. Both sides repair it within the recovery by NextSeg rule 3 once no new data is "
+        "left, but their rule 3 differs: tcpstart's follows the RFC (an unSACKed segment below the "
+        "highest SACKed byte), and adds rule 4's rescue retransmission of the highest unSACKed "
+        "segment once per recovery, after the cumulative ACK has passed the fast retransmission; "
+        "ns-3's rule 3 takes any unSACKed, never retransmitted segment, also above the highest SACK "
+        "(so it retransmits a lost last segment, or one merely still in flight, at the next send "
+        "opportunity), and it has no rule 4. A lost last segment with nothing SACKed above it is "
+        "therefore retransmitted up to a round trip later in tcpstart. Linux repairs tail losses "
+        "with RACK (reordering window) and the tail loss probe instead; neither simulator models "
+        "those (no RACK-TLP in tcpstart, docs/model.md).",
     ),
     "D7": (
         "CUBIC's HyStart in ns-3",
@@ -171,8 +189,25 @@ NOTES: dict[tuple[str, str], str] = {
         "segments); tcpstart's is not (166 segments), and it keeps the larger window for the "
         "remaining 26 s of congestion avoidance"
     ),
-    ("LinuxReno (abc=2)", "D"): "as LinuxReno D (D3)",
-    ("LinuxReno", "F"): "D6: three of the last five segments are lost; tcpstart needs a 1 s timeout for them",
+    ("NewReno", "N"): (
+        "D1: tcpstart's last segment waits for the 200 ms delayed-ACK timer (and its 200 ms minimum "
+        "RTO fires first, a spurious timeout); completion + 0.200 s. The same case with the 40 ms "
+        "timer (H) agrees within 2.2%"
+    ),
+    ("NewReno", "D"): (
+        "D3 and D4: 166 of about 500 segments are lost in the slow-start overshoot (2.18-2.58 s). "
+        "tcpstart's PRR retransmits them one per two SACKs from 2.59 s to 3.1 s; with the timer "
+        "restarted only at the first partial ACK it expires at 3.41 s, before the recovery ends "
+        "(cwnd to 1 segment, a second recovery at 4.1 s). ns-3 retransmits 2 in the first round "
+        "trip and the other 164 within 0.2 s of its first partial ACK (2.79-2.98 s) and leaves "
+        "recovery at 3.28 s without a timeout. With the timer restarted on every advancing ACK "
+        "(Linux, tcpstart's default) tcpstart also completes this recovery without a timeout"
+    ),
+    ("LinuxReno", "F"): (
+        "segments among the last ten of the transfer are lost (D6); tcpstart now retransmits them "
+        "within the recovery (NextSeg rules 3 and 4), as ns-3 does, where it used to wait for a 1 s "
+        "timeout (+22% before)"
+    ),
     ("LinuxReno (abc=2)", "F"): "as LinuxReno F (D6)",
     ("HighSpeed", "E"): (
         "D3 as in NewReno E: ns-3 leaves its first recovery at 0.90 s and enters a second one at "
@@ -192,10 +227,6 @@ NOTES: dict[tuple[str, str], str] = {
         "minimum RTO fires first (a spurious timeout at 2.002 s, completion + 0.200 s). ns-3's last "
         "segment pairs with its predecessor. The same case with the 40 ms timer (H) agrees within "
         "2.2 %"
-    ),
-    ("BBR", "F"): (
-        "D6: segments 3420, 3421 and 3424 of 3425 are lost at the end of the transfer; tcpstart "
-        "retransmits 3421 and 3424 after a timeout at 7.47 s, ns-3 within its recovery"
     ),
     ("CUBIC", "F"): (
         "D7 (a): ns-3 leaves slow start at 3.52 s with 338 segments, 41 % of the 827-packet BDP: in "
@@ -264,6 +295,7 @@ NOTES: dict[tuple[str, str], str] = {
         "alike (knobs) the first loss agrees (0.191 / 0.190 s, 705 vs 708 KB), and so do the last "
         "ACKs, which the 200 ms delayed-ACK timer otherwise holds on one side only (D1)"
     ),
+    ("BBR", "F"): "as LinuxReno F (D6; +15% before)",
     ("CUBIC", "N"): (
         "D5: ns-3 times out in its first recovery and then sends one segment per 220 ms for the "
         "rest of the run (its cwnd stays at 1 segment); tcpstart completes"

@@ -59,7 +59,7 @@ def classify(c: Comparison) -> str:
         )
     if (a.fast_recoveries, a.timeouts) != (b.fast_recoveries, b.timeouts):
         return "same first loss, then loss recovery diverges (recoveries/timeouts differ): D3/D4/D6, not traced"
-    return "UNEXPLAINED"
+    return "same first loss and as many recoveries and timeouts; the windows part within recoveries (D2/D3), not traced"
 
 
 def verdict(c: Comparison) -> str:

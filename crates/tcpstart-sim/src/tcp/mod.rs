@@ -1,6 +1,7 @@
 //! The TCP endpoints.
 
 pub mod delivery_rate;
+pub mod prr;
 pub mod receiver;
 pub mod rtt;
 pub mod sacked;

@@ -3,7 +3,9 @@
 //!
 //! Segments never change boundaries (each is one MSS, except the last of a transfer), so a
 //! segment is found by `seq / mss` in O(1). Bytes in flight follow Linux's accounting: sent and
-//! not yet acked, minus SACKed and lost, plus retransmitted copies (RFC 6675's `pipe`).
+//! not yet acked, minus SACKed and lost, plus retransmitted copies (RFC 6675's `pipe`): a segment
+//! retransmitted by NextSeg rule 3 or 4 while its first copy may still be travelling counts twice,
+//! as RFC 6675 SetPipe and Linux's `retrans_out` count it.
 
 use std::collections::VecDeque;
 
@@ -21,8 +23,9 @@ pub struct Segment {
     pub sacked: bool,
     /// Deemed lost and not yet retransmitted since.
     pub lost: bool,
-    /// A copy is believed to be in the network.
-    pub in_flight: bool,
+    /// Copies believed to be in the network: 0 (SACKed or deemed lost), 1, or 2 after a
+    /// retransmission of a segment not deemed lost (RFC 6675 NextSeg rules 3 and 4).
+    pub copies: u8,
 }
 
 /// What a cumulative ACK removed from the scoreboard.
@@ -44,6 +47,9 @@ pub struct Scoreboard {
     sacked: u64,
     /// Index of the first segment that may be marked lost and not yet retransmitted.
     retransmit_cursor: usize,
+    /// Index of the first segment that may qualify for NextSeg rule 3. A segment it passes (SACKed,
+    /// lost or retransmitted) never qualifies again: lost ones are retransmitted, and stay so.
+    rule3_cursor: usize,
     /// Segment numbers below this were already examined by SACK loss detection.
     lost_frontier: u64,
     highest_sacked_end: u64,
@@ -60,6 +66,7 @@ impl Scoreboard {
             in_flight: 0,
             sacked: 0,
             retransmit_cursor: 0,
+            rule3_cursor: 0,
             lost_frontier: 0,
             highest_sacked_end: 0,
             lost_total: 0,
@@ -100,7 +107,7 @@ impl Scoreboard {
             retransmitted: false,
             sacked: false,
             lost: false,
-            in_flight: true,
+            copies: 1,
         });
         self.in_flight += len as u64;
     }
@@ -110,10 +117,8 @@ impl Scoreboard {
         s.sent = now;
         s.retransmitted = true;
         s.lost = false;
-        if !s.in_flight {
-            s.in_flight = true;
-            self.in_flight += s.len as u64;
-        }
+        s.copies += 1;
+        self.in_flight += s.len as u64;
     }
 
     /// Removes every segment that ends at or below `ack`.
@@ -125,15 +130,14 @@ impl Scoreboard {
             }
             self.segs.pop_front();
             out.bytes += s.len as u64;
-            if s.in_flight {
-                self.in_flight -= s.len as u64;
-            }
+            self.in_flight -= s.copies as u64 * s.len as u64;
             if s.sacked {
                 self.sacked -= s.len as u64;
                 out.previously_sacked += s.len as u64;
             }
             out.rtt_send_time = (!s.retransmitted).then_some(s.sent);
             self.retransmit_cursor = self.retransmit_cursor.saturating_sub(1);
+            self.rule3_cursor = self.rule3_cursor.saturating_sub(1);
         }
         self.sacked_ranges.forget_below(ack);
         out
@@ -149,10 +153,8 @@ impl Scoreboard {
             s.sacked = true;
             s.lost = false;
             newly += s.len as u64;
-            if s.in_flight {
-                s.in_flight = false;
-                *in_flight -= s.len as u64;
-            }
+            *in_flight -= s.copies as u64 * s.len as u64;
+            s.copies = 0;
             *highest = (*highest).max(s.seq + s.len as u64);
         });
         self.sacked += newly;
@@ -167,10 +169,8 @@ impl Scoreboard {
         }
         s.lost = true;
         self.lost_total += s.len as u64;
-        if s.in_flight {
-            s.in_flight = false;
-            self.in_flight -= s.len as u64;
-        }
+        self.in_flight -= s.copies as u64 * s.len as u64;
+        s.copies = 0;
         self.retransmit_cursor = self.retransmit_cursor.min(idx);
     }
 
@@ -225,6 +225,29 @@ impl Scoreboard {
             self.retransmit_cursor += 1;
         }
         None
+    }
+
+    /// RFC 6675 NextSeg rule 3: the lowest unSACKed segment above HighRxt that lies below the
+    /// highest SACKed byte, lost or not. Segment form of "above HighRxt": never retransmitted
+    /// (rule 1 and this rule both take the lowest candidate, so every unSACKed segment below
+    /// HighRxt has been retransmitted). Deemed-lost segments are rule 1's and are skipped.
+    pub fn next_rule3(&mut self) -> Option<usize> {
+        while let Some(s) = self.segs.get(self.rule3_cursor) {
+            if s.seq >= self.highest_sacked_end {
+                return None;
+            }
+            if !s.sacked && !s.lost && !s.retransmitted {
+                return Some(self.rule3_cursor);
+            }
+            self.rule3_cursor += 1;
+        }
+        None
+    }
+
+    /// The highest unSACKed outstanding segment: what NextSeg rule 4's rescue retransmission
+    /// must include.
+    pub fn highest_unsacked(&self) -> Option<usize> {
+        self.segs.iter().rposition(|s| !s.sacked)
     }
 }
 
@@ -309,5 +332,51 @@ mod tests {
         assert_eq!(b.next_lost(), Some(1));
         b.on_retransmit(1, Instant(5));
         assert_eq!(b.next_lost(), Some(3), "the SACKed segment is skipped");
+    }
+
+    #[test]
+    fn rule_3_takes_unsacked_segments_below_the_highest_sack_once() {
+        let mut b = board(8);
+        // Holes at 0, 1 and 5; SACKed 2, 3, 4 and 6; 7 not yet reported.
+        b.sack(200, 500);
+        b.sack(600, 700);
+        assert!(b.detect_sack_losses(3));
+        // 0 and 1 have three SACKed segments above: rule 1's. 5 has one: rule 3's. 7 lies above
+        // the highest SACKed byte: neither.
+        assert_eq!(b.next_rule3(), Some(5));
+        b.on_retransmit(5, Instant(10));
+        assert_eq!(b.next_rule3(), None, "segment 5 went out already");
+        // A later SACK of 7 makes nothing new eligible: everything below it is SACKed, lost or
+        // retransmitted.
+        b.sack(700, 800);
+        assert_eq!(b.next_rule3(), None);
+    }
+
+    #[test]
+    fn a_second_copy_counts_twice_in_pipe_until_delivered() {
+        let mut b = board(4);
+        b.sack(300, 400);
+        assert_eq!(b.bytes_in_flight(), 300);
+        // Segment 2, not deemed lost, is retransmitted (rule 3): RFC 6675 SetPipe counts both.
+        b.on_retransmit(2, Instant(10));
+        assert_eq!(b.bytes_in_flight(), 400);
+        // Its SACK takes both copies out of the network.
+        b.sack(200, 300);
+        assert_eq!(b.bytes_in_flight(), 200);
+        // A timeout's loss marking also drops both copies of a twice-sent segment.
+        b.on_retransmit(1, Instant(11));
+        assert_eq!(b.bytes_in_flight(), 300);
+        b.mark_all_lost();
+        assert_eq!(b.bytes_in_flight(), 0);
+    }
+
+    #[test]
+    fn the_rescue_candidate_is_the_highest_unsacked_segment() {
+        let mut b = board(5);
+        assert_eq!(b.highest_unsacked(), Some(4));
+        b.sack(300, 500);
+        assert_eq!(b.highest_unsacked(), Some(2));
+        b.sack(0, 300);
+        assert_eq!(b.highest_unsacked(), None);
     }
 }

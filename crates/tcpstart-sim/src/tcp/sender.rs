@@ -1,7 +1,15 @@
 //! The TCP sender: handshake, segmentation, RFC 6298 retransmission timer with Karn's rule, fast
 //! retransmit and recovery (NewReno partial ACKs of RFC 6582 or Reno's, with window inflation),
-//! SACK-based recovery (RFC 6675, segment form), limited transmit (RFC 3042), timestamps and
-//! pacing. The window arithmetic is the congestion controller's; loss recovery is ours.
+//! SACK-based recovery (RFC 6675, segment form, with all four NextSeg rules, and optionally PRR,
+//! RFC 6937), limited transmit (RFC 3042), timestamps and pacing. The window arithmetic is the
+//! congestion controller's; loss recovery is ours.
+//!
+//! SACK recovery sends, whenever the window allows, what RFC 6675's NextSeg returns: (1) the
+//! lowest segment deemed lost and not retransmitted; (2) new data; (3) the lowest unSACKed,
+//! never-retransmitted segment below the highest SACKed byte (how holes with fewer than
+//! `dupthresh` SACKed segments above them, typically at the end of a transfer, are repaired
+//! without a timeout); (4) once per recovery, after the cumulative ACK has passed the fast
+//! retransmission, a "rescue" retransmission of the highest unSACKed segment.
 
 use core::time::Duration;
 
@@ -11,8 +19,9 @@ use tcpstart_cc::{
 };
 
 use crate::packet::{Direction, Packet, PacketKind};
-use crate::scenario::TcpConfig;
+use crate::scenario::{RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
+use crate::tcp::prr::Prr;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -33,6 +42,22 @@ struct Recovery {
     inflation: i64,
     retransmitted_bytes: u64,
     partial_acks: u32,
+    /// RFC 6675 RescueRxt: NextSeg rule 4 may fire once SND.UNA is beyond it. Set to the end of
+    /// the fast retransmission on entry (step 4.3), to the recovery point after the rescue.
+    rescue_rxt: u64,
+    /// `tcp.recovery = "prr"` with SACK, unless the controller sets the window itself.
+    prr: Option<Prr>,
+}
+
+/// What NextSeg chose to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NextSeg {
+    /// Rule 1 or 3 (and every retransmission outside SACK recovery).
+    Retransmit(usize),
+    /// Rule 2.
+    New,
+    /// Rule 4.
+    Rescue(usize),
 }
 
 /// Counters and milestones of one connection, for the run summary.
@@ -160,10 +185,14 @@ impl Sender {
         }
     }
 
-    /// The window the sender obeys: the controller's cwnd plus recovery inflation.
+    /// The window the sender obeys: PRR's during a PRR recovery, else the controller's cwnd plus
+    /// recovery inflation.
     fn window(&self) -> u64 {
-        let inflation = self.recovery.map_or(0, |r| r.inflation);
-        (self.cc.cwnd() as i64 + inflation).max(0) as u64
+        match self.recovery {
+            Some(Recovery { prr: Some(prr), .. }) => prr.cwnd,
+            Some(r) => (self.cc.cwnd() as i64 + r.inflation).max(0) as u64,
+            None => self.cc.cwnd(),
+        }
     }
 
     /// Opens the connection with a SYN.
@@ -241,6 +270,8 @@ impl Sender {
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
+        // RFC 6937 DeliveredData: change in SND.UNA plus (signed) change in SACKed bytes.
+        let mut delivered_data = newly_sacked;
         let advanced = pkt.ack > self.snd_una;
         let mut is_dup = false;
         let mut rtt_sample = None;
@@ -248,6 +279,7 @@ impl Sender {
         if advanced {
             let acked = self.board.ack_to(pkt.ack);
             bytes_acked = acked.bytes;
+            delivered_data += acked.bytes - acked.previously_sacked;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
             self.rate.on_cumulative_ack(pkt.ack, self.cfg.sack);
             self.snd_una = pkt.ack;
@@ -302,7 +334,7 @@ impl Sender {
         if advanced {
             self.update_retransmit_timer(now);
         }
-        self.update_recovery(now, advanced, is_dup, bytes_acked, out);
+        self.update_recovery(now, advanced, is_dup, bytes_acked, delivered_data, out);
 
         if self.snd_una >= self.size {
             self.finish(now);
@@ -322,19 +354,37 @@ impl Sender {
             return;
         }
         // RFC 6582 "impatient" variant: within one recovery only the first partial ACK restarts
-        // the timer, so a long chain of single retransmissions falls back to a timeout.
-        let restart = self.recovery.is_none_or(|r| r.partial_acks == 0 || self.cfg.sack);
+        // the timer, so a long chain of single retransmissions falls back to a timeout. The full
+        // ACK that ends the recovery restarts it as any new ACK does (RFC 6298 5.3); else the
+        // deadline set at the first partial ACK could expire right after a long recovery.
+        let restart = self.recovery.is_none_or(|r| {
+            r.partial_acks == 0 || self.snd_una >= r.point || self.cfg.rto_restart == RtoRestart::EveryAck
+        });
         if restart {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
 
-    fn update_recovery(&mut self, now: Instant, advanced: bool, is_dup: bool, bytes_acked: u64, out: &mut Vec<Packet>) {
+    fn update_recovery(
+        &mut self,
+        now: Instant,
+        advanced: bool,
+        is_dup: bool,
+        bytes_acked: u64,
+        delivered_data: u64,
+        out: &mut Vec<Packet>,
+    ) {
         let mss = self.cfg.mss as u64;
         if let Some(mut rec) = self.recovery {
             if self.snd_una >= rec.point {
                 self.exit_recovery(now, rec);
-            } else if advanced && !self.cfg.sack {
+            } else if self.cfg.sack {
+                rec.partial_acks += advanced as u32;
+                if let Some(prr) = rec.prr.as_mut() {
+                    prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc.ssthresh(), mss);
+                }
+                self.recovery = Some(rec);
+            } else if advanced {
                 if self.cc.partial_ack_policy() == PartialAckPolicy::EndsRecovery {
                     self.exit_recovery(now, rec);
                     return;
@@ -349,7 +399,7 @@ impl Sender {
                 self.recovery = Some(rec);
                 self.board.mark_lost(0);
                 self.retransmit_first_lost(now, out);
-            } else if is_dup && !self.cfg.sack {
+            } else if is_dup {
                 rec.inflation += mss as i64;
                 self.recovery = Some(rec);
             }
@@ -365,11 +415,11 @@ impl Sender {
             (None, _) => true,
         };
         if self.cfg.fast_retransmit && trigger && allowed && !self.board.is_empty() {
-            self.enter_recovery(now, out);
+            self.enter_recovery(now, delivered_data, out);
         }
     }
 
-    fn enter_recovery(&mut self, now: Instant, out: &mut Vec<Packet>) {
+    fn enter_recovery(&mut self, now: Instant, delivered_data: u64, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
         let flight_size = self.snd_max - self.snd_una - self.limited_transmit_bytes;
         self.stats.fast_recoveries += 1;
@@ -379,8 +429,23 @@ impl Sender {
         self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now: clock, flight_size, high_data }));
         // Without SACK the dupthresh segments that left the network inflate the window.
         let inflation = if self.cfg.sack { 0 } else { (self.cfg.dupthresh as u64 * mss) as i64 };
-        self.recovery = Some(Recovery { point: high_data, inflation, retransmitted_bytes: 0, partial_acks: 0 });
         self.board.mark_lost(0);
+        let use_prr = self.cfg.sack && self.cfg.recovery == RecoveryWindow::Prr && !self.cc.sets_recovery_window();
+        // RFC 6937: RecoverFS = SND.NXT - SND.UNA; the ACK that starts recovery counts as its first.
+        let prr = use_prr.then(|| {
+            let mut prr = Prr::new(self.snd_max - self.snd_una);
+            prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc.ssthresh(), mss);
+            prr
+        });
+        let first_end = self.board.get(0).map_or(self.snd_una, |s| s.seq + s.len as u64);
+        self.recovery = Some(Recovery {
+            point: high_data,
+            inflation,
+            retransmitted_bytes: 0,
+            partial_acks: 0,
+            rescue_rxt: first_end,
+            prr,
+        });
         // The fast retransmission goes out whatever the window says (RFC 5681 3.2 step 2).
         self.retransmit_first_lost(now, out);
     }
@@ -445,6 +510,26 @@ impl Sender {
         }
     }
 
+    /// RFC 6675 NextSeg (section 4); rules 3 and 4 only in SACK recovery, where it is defined.
+    fn next_seg(&mut self) -> Option<NextSeg> {
+        if let Some(idx) = self.board.next_lost() {
+            return Some(NextSeg::Retransmit(idx));
+        }
+        if self.snd_max < self.size {
+            return Some(NextSeg::New);
+        }
+        let rec = self.recovery.filter(|_| self.cfg.sack)?;
+        if let Some(idx) = self.board.next_rule3() {
+            return Some(NextSeg::Retransmit(idx));
+        }
+        // Rule 4: "If HighACK is greater than RescueRxt": HighACK = SND.UNA - 1 and RescueRxt is
+        // the last byte of a segment, so SND.UNA must lie beyond the segment's end.
+        if self.snd_una > rec.rescue_rxt {
+            return self.board.highest_unsacked().map(NextSeg::Rescue);
+        }
+        None
+    }
+
     /// Sends whatever the window, the receiver window, pacing and the application allow.
     fn try_send(&mut self, now: Instant, out: &mut Vec<Packet>) {
         if self.state != State::Established {
@@ -452,14 +537,15 @@ impl Sender {
         }
         let mss = self.cfg.mss as u64;
         loop {
-            let lost = self.board.next_lost();
-            let len = match lost {
-                Some(idx) => self.board.get(idx).map_or(0, |s| s.len as u64),
-                None if self.snd_max < self.size => mss.min(self.size - self.snd_max),
-                None => {
-                    self.rate.check_app_limited(self.board.bytes_in_flight(), self.window(), false);
-                    return;
+            let Some(next) = self.next_seg() else {
+                self.rate.check_app_limited(self.board.bytes_in_flight(), self.window(), false);
+                return;
+            };
+            let (retransmit, len) = match next {
+                NextSeg::Retransmit(idx) | NextSeg::Rescue(idx) => {
+                    (Some(idx), self.board.get(idx).map_or(0, |s| s.len as u64))
                 }
+                NextSeg::New => (None, mss.min(self.size - self.snd_max)),
             };
             let window = self.window();
             // RFC 3042 limited transmit: one new segment for each of the first two duplicate ACKs,
@@ -468,7 +554,7 @@ impl Sender {
             // duplicate ACK reports, and allowing both would send two segments per duplicate ACK.
             let limited_transmit = self.cfg.limited_transmit
                 && self.recovery.is_none()
-                && lost.is_none()
+                && retransmit.is_none()
                 && self.dupacks > 0
                 && self.snd_max + len - self.snd_una <= window + self.dupacks.min(2) as u64 * mss;
             let within_window = self.board.bytes_in_flight() + len <= window;
@@ -476,17 +562,22 @@ impl Sender {
                 self.window_blocked_at = Some(now);
                 return;
             }
-            if lost.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
+            if retransmit.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
                 return;
             }
             if self.cc.pacing_rate().is_some() && now < self.next_send_at {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
             }
-            if lost.is_none() && self.dupacks > 0 && self.recovery.is_none() {
+            if retransmit.is_none() && self.dupacks > 0 && self.recovery.is_none() {
                 self.limited_transmit_bytes += len;
             }
-            self.send_segment(now, lost, out);
+            if let (NextSeg::Rescue(_), Some(rec)) = (next, self.recovery.as_mut()) {
+                // Once per recovery. RFC 6675 leaves HighRxt alone here; in segment form only this
+                // segment is marked retransmitted, so those below it stay open to rule 3.
+                rec.rescue_rxt = rec.point;
+            }
+            self.send_segment(now, retransmit, out);
         }
     }
 
@@ -513,6 +604,9 @@ impl Sender {
                 (seq, len, false)
             }
         };
+        if let Some(prr) = self.recovery.as_mut().and_then(|r| r.prr.as_mut()) {
+            prr.on_sent(len as u64);
+        }
         self.rate.on_sent(now, seq, len, retransmission, nothing_outstanding);
         let mark = self.cc.segment_mark(seq);
         let pkt = Packet {
