@@ -73,11 +73,14 @@ def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
 class Result:
     """Everything a run produced.
 
-    `flows` has one row per sample of a flow's state (t, flow, cwnd, ssthresh, inflight, srtt,
-    rtt, pacing_rate, delivered, retransmissions, phase); times are in seconds, sizes in bytes,
-    a missing ssthresh (infinite) is null. `queues` samples each link's queue (t, link, packets,
-    bytes, sojourn: the queueing delay of the packet the link last started sending, NaN before
-    the first). `packets` has one row per packet event when tracing asked for it, else None.
+    `flows` samples each flow's state (t, flow, cwnd, ssthresh, inflight, srtt, rtt,
+    pacing_rate, delivered, retransmissions, phase) at every tick of the trace interval while
+    the flow exists, and at its start, phase changes and end; times are in seconds, sizes in
+    bytes, a missing ssthresh (infinite) is null. `queues` samples each link's queue at every
+    tick while it holds packets (t, link, packets, bytes, sojourn: the queueing delay of the
+    packet the link last started sending, NaN before the first). Both are in time order; see
+    docs/scenarios.md, "Time series". `packets` has one row per packet event when tracing asked
+    for it, else None.
 
     The three tables are built from the core's columns, and the summary parsed from its JSON,
     when first used: a sweep that reads only a few results pays nothing for the rest (building

@@ -331,6 +331,20 @@ fn default_trace_interval(duration: Option<Duration>) -> Duration {
     by_duration.max(Duration::from_millis(1))
 }
 
+/// A time-series grid step: 0 (a row at every change) or at least 1 us, below which the grid
+/// would hold more rows than any run can use.
+fn trace_interval(field: &str, q: &Option<Quantity>, default: Duration) -> Result<Duration, ScenarioError> {
+    let Some(q) = q else { return Ok(default) };
+    let d = time(field, q, Duration::ZERO, MAX_TIME)?;
+    if !d.is_zero() && d < Duration::from_micros(1) {
+        return Err(ScenarioError::new(
+            field,
+            format!("must be 0s (a row at every change) or at least 1us, got {}", q.text()),
+        ));
+    }
+    Ok(d)
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct TraceSpec {
     pub interval: Duration,
@@ -891,14 +905,8 @@ impl RawScenario {
         let tr = &self.trace;
         let default_interval = default_trace_interval(duration);
         let trace = TraceSpec {
-            interval: match &tr.interval {
-                Some(q) => time("trace.interval", q, Duration::ZERO, MAX_TIME)?,
-                None => default_interval,
-            },
-            queue_interval: match &tr.queue_interval {
-                Some(q) => time("trace.queue_interval", q, Duration::ZERO, MAX_TIME)?,
-                None => default_interval,
-            },
+            interval: trace_interval("trace.interval", &tr.interval, default_interval)?,
+            queue_interval: trace_interval("trace.queue_interval", &tr.queue_interval, default_interval)?,
             packets: tr.packets.unwrap_or(false),
             pcap: tr.pcap.clone(),
         };
