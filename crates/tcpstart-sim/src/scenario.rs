@@ -5,6 +5,7 @@
 //! the Python API report the same one-line messages.
 
 use std::collections::BTreeMap;
+use std::fmt::Display;
 
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -21,11 +22,38 @@ use crate::traffic::{stream, Stream};
 use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
 
 /// A value written either as a number or as a string with a unit.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Quantity {
     Number(f64),
     Text(String),
+}
+
+/// By hand rather than `#[serde(untagged)]`, which buffers the value and builds an error message
+/// for every variant that does not match: a tenth of the time of parsing a small scenario.
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NumberOrText;
+        impl serde::de::Visitor<'_> for NumberOrText {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a string with a unit")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v as f64))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Quantity, E> {
+                Ok(Quantity::Text(v.to_owned()))
+            }
+        }
+        d.deserialize_any(NumberOrText)
+    }
 }
 
 impl Quantity {
@@ -389,7 +417,7 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
     raw.validate()
 }
 
-fn rate(field: &str, q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
+fn rate(field: impl Display + Copy, q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_rate(t).map_err(|m| ScenarioError::new(field, m))?,
@@ -415,7 +443,7 @@ fn fmt_rate(bps: f64) -> String {
     }
 }
 
-fn time(field: &str, q: &Quantity, min: Duration, max: Duration) -> Result<Duration, ScenarioError> {
+fn time(field: impl Display + Copy, q: &Quantity, min: Duration, max: Duration) -> Result<Duration, ScenarioError> {
     let d = match q {
         Quantity::Number(_) => {
             return Err(ScenarioError::new(field, format!("give a unit, e.g. \"{}ms\" or \"{}s\"", q.text(), q.text())))
@@ -428,7 +456,7 @@ fn time(field: &str, q: &Quantity, min: Duration, max: Duration) -> Result<Durat
     Ok(d)
 }
 
-fn bytes(field: &str, q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
+fn bytes(field: impl Display + Copy, q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_bytes(t).map_err(|m| ScenarioError::new(field, m))?,
@@ -446,7 +474,12 @@ fn fraction(field: &str, v: f64) -> Result<f64, ScenarioError> {
     Ok(v)
 }
 
-fn in_range<T: PartialOrd + std::fmt::Display + Copy>(field: &str, v: T, min: T, max: T) -> Result<T, ScenarioError> {
+fn in_range<T: PartialOrd + Display + Copy>(
+    field: impl Display + Copy,
+    v: T,
+    min: T,
+    max: T,
+) -> Result<T, ScenarioError> {
     if v < min || v > max {
         return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {v}")));
     }
@@ -454,6 +487,16 @@ fn in_range<T: PartialOrd + std::fmt::Display + Copy>(field: &str, v: T, min: T,
 }
 
 const MAX_TIME: Duration = Duration::from_secs(100_000);
+
+/// The path `parent.name` of a field, written out only when printed.
+#[derive(Clone, Copy)]
+struct Field<'a>(&'a str, &'static str);
+
+impl Display for Field<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
 
 impl RawTcp {
     /// Fields set here win over `base`.
@@ -485,15 +528,16 @@ impl RawTcp {
     }
 
     pub(crate) fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
-        let f = |name: &str| format!("{at}.{name}");
-        let t = |name: &str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
-            time(&f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
+        // Resolved for every flow: the field paths are only written out for an error.
+        let f = |name: &'static str| Field(at, name);
+        let t = |name: &'static str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
+            time(f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
         };
-        let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
+        let mss = in_range(f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
         let initial_window = match &self.initial_window {
             None => 10 * mss as u64,
             Some(Quantity::Number(n)) => {
-                let segs = in_range(&f("initial_window"), *n, 1.0, 100_000.0)?;
+                let segs = in_range(f("initial_window"), *n, 1.0, 100_000.0)?;
                 if segs.fract() != 0.0 {
                     return Err(ScenarioError::new(
                         f("initial_window"),
@@ -502,13 +546,13 @@ impl RawTcp {
                 }
                 segs as u64 * mss as u64
             }
-            Some(q) => bytes(&f("initial_window"), q, mss as f64, 1e10)?,
+            Some(q) => bytes(f("initial_window"), q, mss as f64, 1e10)?,
         };
         let initial_ssthresh = match &self.initial_ssthresh {
             None => u64::MAX,
             Some(Quantity::Text(s)) if s == "inf" || s == "infinite" => u64::MAX,
-            Some(Quantity::Number(n)) => in_range(&f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
-            Some(q) => bytes(&f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
+            Some(Quantity::Number(n)) => in_range(f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
+            Some(q) => bytes(f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
         };
         let rto_min = t("rto_min", &self.rto_min, "1s", Duration::from_micros(1), MAX_TIME)?;
         let rto_max = t("rto_max", &self.rto_max, "60s", rto_min, MAX_TIME)?;
@@ -520,13 +564,13 @@ impl RawTcp {
             timestamps: self.timestamps.unwrap_or(true),
             window_scaling: self.window_scaling.unwrap_or(true),
             rcv_buf: bytes(
-                &f("rcv_buf"),
+                f("rcv_buf"),
                 self.rcv_buf.as_ref().unwrap_or(&Quantity::Text("16MB".into())),
                 mss as f64,
                 1e12,
             )?,
             delayed_ack: self.delayed_ack.unwrap_or(true),
-            delack_count: in_range(&f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
+            delack_count: in_range(f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
             delack_timeout: t(
                 "delack_timeout",
                 &self.delack_timeout,
@@ -534,7 +578,7 @@ impl RawTcp {
                 Duration::from_micros(1),
                 Duration::from_millis(500),
             )?,
-            quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
+            quickack: in_range(f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
             rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
@@ -548,7 +592,7 @@ impl RawTcp {
             clock_tick: t("clock_tick", &self.clock_tick, "0s", Duration::ZERO, Duration::from_secs(1))?,
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
-            dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
+            dupthresh: in_range(f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
         })
     }
 }
