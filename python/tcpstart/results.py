@@ -77,7 +77,8 @@ class Result:
 
     `flows` samples each flow's state (t, flow, cwnd, ssthresh, inflight, srtt, rtt,
     pacing_rate, delivered, retransmissions, phase) at every tick of the trace interval while
-    the flow exists, and at its start, phase changes and end; times are in seconds, sizes in
+    the flow exists (paused while it has no events), and at its start, phase changes and end;
+    times are in seconds, sizes in
     bytes, a missing ssthresh (infinite) is null. `queues` samples each link's queue at every
     tick while it holds packets (t, link, packets, bytes, sojourn: the queueing delay of the
     packet the link last started sending, NaN before the first). Both are in time order; see

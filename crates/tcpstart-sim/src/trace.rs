@@ -1,13 +1,16 @@
 //! Columnar recorders for the time series a run produces. Rows are appended to plain vectors
 //! (no per-row allocation beyond their growth) and handed to Python as columns.
 //!
-//! The flow and queue series are sampled on a fixed grid: every `interval` (a tick at each
-//! multiple of it), one row per flow that exists and per link whose queue holds packets, carrying
-//! the state at that tick, i.e. after every event at that instant. A flow also gets a row at once
-//! when its phase changes (a loss or a recovery is never hidden between two ticks), at its start
-//! and when it finishes. Their number is therefore set by the interval and the number of flows,
-//! not by how often states change: with the default interval (duration / 10 000) a 300 s run
-//! holds as many rows as a 30 s one. An interval of zero writes a row at every change instead.
+//! The flow and queue series are sampled on a fixed grid: at every multiple of `interval` (a
+//! tick), each flow that exists gets a row carrying its state at that tick (after every event at
+//! that instant), from its start until it finishes. A flow also gets a row at once at its start,
+//! when its phase changes (a loss or a recovery is never hidden between two ticks) and when it
+//! finishes. A flow that has had no event for [`SILENCE`] ticks (backing off from repeated
+//! timeouts) pauses its rows until its next event. A link gets a row per tick while its queue
+//! holds packets, and one at the first tick it is empty again. The number of rows is therefore
+//! set by the interval and the number of flows, not by how often states change: with the default
+//! interval (duration / 10 000) a 300 s run holds as many rows as a 30 s one. An interval of zero
+//! writes a row at every change instead.
 
 use core::time::Duration;
 
@@ -20,13 +23,19 @@ fn secs(d: Option<Duration>) -> f64 {
     d.map_or(f64::NAN, |d| d.as_secs_f64())
 }
 
+/// Ticks a key goes on writing after its last event. A connection waiting out a backed-off
+/// retransmission timeout (seconds, thousands of 1 ms ticks in a run without a duration) would
+/// otherwise repeat one row thousands of times; a busy flow, whose packets come in bursts a few
+/// ticks apart, is never silent that long.
+pub const SILENCE: u64 = 10;
+
 /// A state a series samples.
 trait Sampled: Copy {
     /// The two states would make the same row in an every-change series.
     fn same(&self, other: &Self) -> bool;
     /// Moving from `prev` (None: the key's first record) to `self` is written at once.
     fn urgent(&self, prev: Option<&Self>) -> bool;
-    /// Nothing to show: ticks of a quiet state after a quiet row are left out.
+    /// Nothing to show: ticks of a quiet state after a quiet row (or before any row) are left out.
     fn quiet(&self) -> bool;
 }
 
@@ -59,7 +68,9 @@ struct Key<S> {
     /// The state as last recorded; None before the first record and after the key closed.
     state: Option<S>,
     closed: bool,
-    /// The first grid tick not yet written.
+    /// Time of the last record.
+    last: Instant,
+    /// The first grid tick not yet passed.
     next: Instant,
     /// The time and state of the key's last row.
     written: Option<(Instant, S)>,
@@ -81,7 +92,7 @@ impl<S> Default for Sampler<S> {
 
 impl<S: Sampled> Sampler<S> {
     fn new(keys: usize, step: Duration) -> Self {
-        let key = Key { state: None, closed: false, next: Instant::ZERO, written: None };
+        let key = Key { state: None, closed: false, last: Instant::ZERO, next: Instant::ZERO, written: None };
         Sampler { step: step.as_nanos() as u64, keys: vec![key; keys] }
     }
 
@@ -90,7 +101,7 @@ impl<S: Sampled> Sampler<S> {
         Instant::from_nanos(t.as_nanos().div_ceil(self.step) * self.step)
     }
 
-    /// The ticks of `key` before `until` (exclusive), carrying the state recorded last.
+    /// Passes the ticks of `key` before `until` (exclusive), which carry the state recorded last.
     fn ticks_before(&mut self, key: usize, until: Instant) -> Due<S> {
         let step = self.step;
         let k = &mut self.keys[key];
@@ -98,23 +109,26 @@ impl<S: Sampled> Sampler<S> {
         if until <= k.next {
             return Due::none();
         }
-        let mut first = k.next;
-        let mut count = (until.as_nanos() - first.as_nanos()).div_ceil(step);
-        k.next = Instant::from_nanos(first.as_nanos() + count * step);
-        if k.written.is_some_and(|(t, w)| t == first && w.same(&held)) {
+        let mut first = k.next.as_nanos();
+        let mut count = (until.as_nanos() - first).div_ceil(step);
+        k.next = Instant::from_nanos(first + count * step);
+        if k.written.is_some_and(|(t, w)| t.as_nanos() == first && w.same(&held)) {
             // A row written at once at this very tick (a flow starting at 0) already shows it.
-            first = Instant::from_nanos(first.as_nanos() + step);
+            first += step;
             count -= 1;
         }
-        if held.quiet() {
+        let awake_until = k.last.as_nanos() + SILENCE * step;
+        count = count.min((awake_until + step).saturating_sub(first) / step);
+        if held.quiet() && k.written.is_none_or(|(_, w)| w.quiet()) {
+            count = 0;
+        } else if held.quiet() {
             // The first quiet tick shows the state went quiet; the rest would repeat it.
-            let shown = k.written.is_some_and(|(_, w)| !w.quiet());
-            count = count.min(shown as u64);
+            count = count.min(1);
         }
         if count > 0 {
-            k.written = Some((Instant::from_nanos(first.as_nanos() + (count - 1) * step), held));
+            k.written = Some((Instant::from_nanos(first + (count - 1) * step), held));
         }
-        Due { first, step, count, held: Some(held), at_once: None }
+        Due { first: Instant::from_nanos(first), step, count, held: Some(held), at_once: None }
     }
 
     fn record(&mut self, now: Instant, key: usize, s: S) -> Due<S> {
@@ -139,6 +153,7 @@ impl<S: Sampled> Sampler<S> {
             due.at_once = Some((now, s));
         }
         k.state = Some(s);
+        k.last = now;
         due
     }
 
@@ -196,8 +211,8 @@ impl Sampled for FlowSample {
     }
 }
 
-/// Per-flow state over time: a row per flow and tick from its start until it finishes, plus its
-/// phase changes.
+/// Per-flow state over time: a row per tick while the flow exists (paused while it is silent),
+/// plus its start, phase changes and end.
 #[derive(Debug, Default, Serialize)]
 pub struct FlowTrace {
     pub t: Vec<f64>,
@@ -479,6 +494,18 @@ mod tests {
                 (3.0, 1, 10, "slow_start"),
             ]
         );
+    }
+
+    #[test]
+    fn a_silent_flow_pauses_its_rows_until_its_next_event() {
+        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        tr.record(ms(0.0), 0, sample(10, "slow_start"));
+        // A timeout backed off to 1.5 s: rows for SILENCE ticks after the last event, then none.
+        tr.record(ms(1500.0), 0, sample(1, "slow_start"));
+        tr.flush(ms(1502.0));
+        let t: Vec<f64> = rows(&tr).iter().map(|r| r.0).collect();
+        let awake: Vec<f64> = (0..=SILENCE).map(|k| k as f64).collect();
+        assert_eq!(t, [awake, vec![1500.0, 1501.0, 1502.0]].concat());
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! The default time series: a fixed grid of rows whose size does not grow with the simulated
-//! duration, each row carrying the state at its tick, plus every phase change at once.
+//! duration, each row carrying the state at its tick, plus every phase change at once; a flow
+//! without events pauses its rows.
 
 mod common;
 use serde_json::json;
 use tcpstart_sim::RunOutput;
 
-fn two_flows(duration: &str, interval: Option<&str>) -> RunOutput {
+fn two_flows(rate: &str, duration: &str, interval: Option<&str>) -> RunOutput {
     let mut spec = json!({
         "seed": 3,
         "duration": duration,
-        "network": {"rate": "10Mbps", "rtt": "40ms", "queue": "50pkt"},
+        "network": {"rate": rate, "rtt": "40ms", "queue": "1bdp"},
         "flows": [{"algorithm": "newreno"}, {"algorithm": "cubic", "start": "1s"}]
     });
     if let Some(i) = interval {
@@ -29,21 +30,26 @@ fn on_grid(t: f64, step: f64) -> bool {
 }
 
 #[test]
-fn ten_times_the_duration_gives_the_same_number_of_rows() {
+fn ten_times_the_duration_gives_about_the_same_number_of_rows() {
     // Default interval: 1 ms for 10 s, 10 ms for 100 s, so 10 000 ticks either way.
-    let (short, long) = (two_flows("10s", None), two_flows("100s", None));
+    let run = |duration: &str| {
+        common::run(json!({
+            "duration": duration,
+            "network": {"rate": "100Mbps", "rtt": "40ms", "queue": "1bdp"},
+            "flows": [{"algorithm": "newreno"}]
+        }))
+    };
+    let (short, long) = (run("10s"), run("100s"));
     for (out, step) in [(&short, 1e-3), (&long, 1e-2)] {
-        // Flow 0 exists from 0 and flow 1 from 1 s: a row at every tick from their start to the end.
-        let ticks = |flow| rows(out, flow).iter().filter(|r| on_grid(r.0, step)).count();
-        assert_eq!(ticks(0), 10_001);
-        let first_tick_of_flow_1 = (1.0 / step) as usize;
-        assert_eq!(ticks(1), 10_001 - first_tick_of_flow_1);
-        // Every row off the grid is a phase change (or a flow's first row).
-        for flow in [0, 1] {
-            let r = rows(out, flow);
-            for w in r.windows(2) {
-                assert!(on_grid(w[1].0, step) || w[1].2 != w[0].2, "flow {flow}: row {:?} after {:?}", w[1], w[0]);
-            }
+        let r = rows(out, 0);
+        let ticks: Vec<f64> = r.iter().filter(|x| on_grid(x.0, step)).map(|x| x.0).collect();
+        // At most one row per tick, and one at every tick but for the pauses of slow start's
+        // first round trips (a window sent, then 40 ms without an event).
+        assert!(ticks.windows(2).all(|w| w[1] > w[0]), "two rows at one tick");
+        assert!((9_700..=10_001).contains(&ticks.len()), "{} of 10 001 ticks", ticks.len());
+        // Every row off the grid is a phase change.
+        for w in r.windows(2) {
+            assert!(on_grid(w[1].0, step) || w[1].2 != w[0].2, "row {:?} after {:?}", w[1], w[0]);
         }
     }
     let (a, b) = (short.flows.t.len() as f64, long.flows.t.len() as f64);
@@ -54,8 +60,9 @@ fn ten_times_the_duration_gives_the_same_number_of_rows() {
 
 #[test]
 fn a_grid_row_carries_the_state_after_the_last_change_at_or_before_its_tick() {
-    let every = two_flows("3s", Some("0s"));
-    let grid = two_flows("3s", Some("5ms"));
+    // (Ticks paused by a flow's silence are simply absent; the rows that are there are checked.)
+    let every = two_flows("10Mbps", "3s", Some("0s"));
+    let grid = two_flows("10Mbps", "3s", Some("5ms"));
     for flow in [0, 1] {
         let changes = rows(&every, flow);
         for (t, cwnd, phase) in rows(&grid, flow).into_iter().filter(|r| on_grid(r.0, 5e-3)) {
