@@ -54,6 +54,10 @@ impl<S: Copy> Due<S> {
         Due { first: Instant::ZERO, step: 0, count: 0, held: None, at_once: None }
     }
 
+    fn is_empty(&self) -> bool {
+        self.count == 0 && self.at_once.is_none()
+    }
+
     fn rows(self) -> impl Iterator<Item = (Instant, S)> {
         let Due { first, step, count, held, at_once } = self;
         let tick = move |k: u64| Instant::from_nanos(first.as_nanos() + k * step);
@@ -129,6 +133,23 @@ impl<S: Sampled> Sampler<S> {
             k.written = Some((Instant::from_nanos(first + (count - 1) * step), held));
         }
         Due { first: Instant::from_nanos(first), step, count, held: Some(held), at_once: None }
+    }
+
+    /// Takes the new state when that writes no row (no tick passed since the key's last record,
+    /// nothing to write at once): the common case, twice per packet and link for the queues,
+    /// decided without building a `Due`. False leaves it to `record`.
+    #[inline]
+    fn hold(&mut self, now: Instant, key: usize, s: &S) -> bool {
+        let step = self.step;
+        let k = &mut self.keys[key];
+        match &k.state {
+            Some(prev) if step != 0 && now <= k.next && !s.urgent(Some(prev)) => {
+                k.state = Some(*s);
+                k.last = now;
+                true
+            }
+            _ => false,
+        }
     }
 
     fn record(&mut self, now: Instant, key: usize, s: S) -> Due<S> {
@@ -237,6 +258,9 @@ impl FlowTrace {
 
     /// The flow's state after one of its events at `now`; its first record starts its rows.
     pub fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
+        if self.sampler.hold(now, flow as usize, &s) {
+            return;
+        }
         let due = self.sampler.record(now, flow as usize, s);
         self.write(flow, due);
     }
@@ -268,7 +292,11 @@ impl FlowTrace {
         }
     }
 
+    #[inline]
     fn write(&mut self, flow: u32, due: Due<FlowSample>) {
+        if due.is_empty() {
+            return;
+        }
         for (now, s) in due.rows() {
             self.t.push(now.as_secs_f64());
             self.flow.push(flow);
@@ -326,7 +354,11 @@ impl QueueTrace {
 
     /// The link's queue after an event at `now`; calls for one link must come in time order.
     pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
-        let due = self.sampler.record(now, link as usize, QueueState { packets, bytes, sojourn });
+        let state = QueueState { packets, bytes, sojourn };
+        if self.sampler.hold(now, link as usize, &state) {
+            return;
+        }
+        let due = self.sampler.record(now, link as usize, state);
         self.write(link, due);
     }
 
@@ -344,7 +376,11 @@ impl QueueTrace {
         }
     }
 
+    #[inline]
     fn write(&mut self, link: u32, due: Due<QueueState>) {
+        if due.is_empty() {
+            return;
+        }
         for (now, s) in due.rows() {
             self.t.push(now.as_secs_f64());
             self.link.push(link);
