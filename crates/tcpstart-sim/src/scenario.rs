@@ -417,7 +417,7 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
     raw.validate()
 }
 
-fn rate(field: impl Display + Copy, q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
+fn rate(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_rate(t).map_err(|m| ScenarioError::new(field, m))?,
@@ -443,7 +443,12 @@ fn fmt_rate(bps: f64) -> String {
     }
 }
 
-fn time(field: impl Display + Copy, q: &Quantity, min: Duration, max: Duration) -> Result<Duration, ScenarioError> {
+fn time(
+    field: &(impl Display + ?Sized),
+    q: &Quantity,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, ScenarioError> {
     let d = match q {
         Quantity::Number(_) => {
             return Err(ScenarioError::new(field, format!("give a unit, e.g. \"{}ms\" or \"{}s\"", q.text(), q.text())))
@@ -456,7 +461,7 @@ fn time(field: impl Display + Copy, q: &Quantity, min: Duration, max: Duration) 
     Ok(d)
 }
 
-fn bytes(field: impl Display + Copy, q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
+fn bytes(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_bytes(t).map_err(|m| ScenarioError::new(field, m))?,
@@ -475,7 +480,7 @@ fn fraction(field: &str, v: f64) -> Result<f64, ScenarioError> {
 }
 
 fn in_range<T: PartialOrd + Display + Copy>(
-    field: impl Display + Copy,
+    field: &(impl Display + ?Sized),
     v: T,
     min: T,
     max: T,
@@ -531,13 +536,13 @@ impl RawTcp {
         // Resolved for every flow: the field paths are only written out for an error.
         let f = |name: &'static str| Field(at, name);
         let t = |name: &'static str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
-            time(f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
+            time(&f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
         };
-        let mss = in_range(f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
+        let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
         let initial_window = match &self.initial_window {
             None => 10 * mss as u64,
             Some(Quantity::Number(n)) => {
-                let segs = in_range(f("initial_window"), *n, 1.0, 100_000.0)?;
+                let segs = in_range(&f("initial_window"), *n, 1.0, 100_000.0)?;
                 if segs.fract() != 0.0 {
                     return Err(ScenarioError::new(
                         f("initial_window"),
@@ -546,13 +551,13 @@ impl RawTcp {
                 }
                 segs as u64 * mss as u64
             }
-            Some(q) => bytes(f("initial_window"), q, mss as f64, 1e10)?,
+            Some(q) => bytes(&f("initial_window"), q, mss as f64, 1e10)?,
         };
         let initial_ssthresh = match &self.initial_ssthresh {
             None => u64::MAX,
             Some(Quantity::Text(s)) if s == "inf" || s == "infinite" => u64::MAX,
-            Some(Quantity::Number(n)) => in_range(f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
-            Some(q) => bytes(f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
+            Some(Quantity::Number(n)) => in_range(&f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
+            Some(q) => bytes(&f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
         };
         let rto_min = t("rto_min", &self.rto_min, "1s", Duration::from_micros(1), MAX_TIME)?;
         let rto_max = t("rto_max", &self.rto_max, "60s", rto_min, MAX_TIME)?;
@@ -564,13 +569,13 @@ impl RawTcp {
             timestamps: self.timestamps.unwrap_or(true),
             window_scaling: self.window_scaling.unwrap_or(true),
             rcv_buf: bytes(
-                f("rcv_buf"),
+                &f("rcv_buf"),
                 self.rcv_buf.as_ref().unwrap_or(&Quantity::Text("16MB".into())),
                 mss as f64,
                 1e12,
             )?,
             delayed_ack: self.delayed_ack.unwrap_or(true),
-            delack_count: in_range(f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
+            delack_count: in_range(&f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
             delack_timeout: t(
                 "delack_timeout",
                 &self.delack_timeout,
@@ -578,7 +583,7 @@ impl RawTcp {
                 Duration::from_micros(1),
                 Duration::from_millis(500),
             )?,
-            quickack: in_range(f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
+            quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
             rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
@@ -592,7 +597,7 @@ impl RawTcp {
             clock_tick: t("clock_tick", &self.clock_tick, "0s", Duration::ZERO, Duration::from_secs(1))?,
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
-            dupthresh: in_range(f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
+            dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
         })
     }
 }
