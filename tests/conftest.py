@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,15 +15,15 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 @pytest.fixture(autouse=True)
 def invariants_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fails any test whose runs lose or invent packets (summary.invariants.ok is false)."""
-    real_run = _core.run
+    real_run_all = _core.run_all
 
-    def checked_run(scenario_json: str) -> dict:
-        out = real_run(scenario_json)
-        invariants = json.loads(out["summary"])["invariants"]
-        assert invariants["ok"], f"packet accounting does not add up: {invariants}"
-        return out
+    def checked_run_all(scenarios: list[str]) -> tuple[list[_core.Run], str | None]:
+        runs, error = real_run_all(scenarios)
+        for out in runs:
+            assert out.invariants_ok, f"packet accounting does not add up: {out.summary()['invariants']}"
+        return runs, error
 
-    monkeypatch.setattr(_core, "run", checked_run)
+    monkeypatch.setattr(_core, "run_all", checked_run_all)
 
 
 @pytest.fixture

@@ -67,3 +67,38 @@ def test_bench_runs_b1_in_ns3_beside_us(cli, tmp_path: Path, monkeypatch) -> Non
     assert b1["ns3_wall_s"] > 0 and b1["ns3_peak_rss_mb"] > 1
     assert b1["ns3_over_tcpstart"] == b1["ns3_wall_s"] / b1["wall_s"]
     assert "ns-3 wall" in out
+
+
+def test_the_summary_crosses_into_python_as_its_json_would() -> None:
+    import tcpstart as ts
+    from tcpstart import _core
+    from tcpstart.scenario import to_json
+
+    scenario = {
+        "duration": "2s",
+        "network": {"rate": "20Mbps", "rtt": "40ms"},
+        "flows": [{"algorithm": "newreno", "size": "100KB"}, {"algorithm": "cubic", "start": "5s"}],
+        "udp": [{"rate": "1Mbps", "stop": "1s"}],
+    }
+    s = ts.run(scenario).raw_summary
+    # Integers stay int and every other number is a float, even a whole one; missing values are
+    # None; keys come sorted, as serde_json writes them.
+    first, late = s["flows"]
+    assert type(first["start"]) is float and first["start"] == 0.0
+    assert type(first["bytes_acked"]) is int and type(first["goodput_bps"]) is float
+    assert type(first["ss_exit_cwnd"]) in (int, type(None)) and late["completion_time"] is None
+    assert late["started"] is False and first["completed"] is True
+    reverse = next(link for link in s["links"] if link["name"] == "bottleneck_rev")
+    assert type(reverse["utilization"]) is float and type(reverse["sojourn"]["max"]) is float
+    assert list(s) == sorted(s) and list(first) == sorted(first)
+    assert s["udp"][0]["id"] == 2 and s["invariants"]["ok"] is True
+    # Each conversion is a new dict; the columns are handed over once.
+    (run,), error = _core.run_all([to_json(scenario)])
+    assert error is None and run.summary() == s and run.summary() is not run.summary()
+    run.take_flows()
+    try:
+        run.take_flows()
+    except RuntimeError as e:
+        assert "already handed over" in str(e)
+    else:
+        raise AssertionError("a second take_flows() must fail")

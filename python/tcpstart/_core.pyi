@@ -1,6 +1,7 @@
-"""The Rust core. Scenarios and results cross this boundary as JSON text and column lists."""
+"""The Rust core. Scenarios cross this boundary as JSON text; results as a `Run` whose summary
+and columns are converted when asked for."""
 
-from typing import Any
+from typing import Any, Optional
 
 def validate(scenario_json: str) -> str:
     """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
@@ -8,13 +9,30 @@ def validate(scenario_json: str) -> str:
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
     """
 
-def run(scenario_json: str) -> dict[str, Any]:
-    """Simulates a scenario. Raises ValueError like validate().
+def run_all(scenarios: list[str]) -> tuple[list[Run], Optional[str]]:
+    """Simulates scenarios given as JSON one after another, without the GIL.
 
-    Returns {"summary": JSON text, "flows": columns, "queues": columns,
-    "packets": columns or None, "pcaps": {link name: pcap file bytes}}, where columns are a dict
-    of equal-length lists.
+    Returns the runs in order and None, or, when a scenario is not valid, the runs before it and
+    its one-line error, "<field path>: <message>".
     """
+
+class Run:
+    """A finished run held in Rust. Columns are a dict of name -> (numpy type code, bytes) or
+    ("str", u32 codes as bytes, distinct strings); each take_* hands its columns over once (a
+    second call raises RuntimeError)."""
+
+    core_seconds: float
+    """Wall time of the simulation alone."""
+    invariants_ok: bool
+    has_packets: bool
+
+    def summary(self) -> dict[str, Any]:
+        """The summary as a new dict, equal to json.loads of summary.json."""
+    def take_flows(self) -> dict[str, Any]: ...
+    def take_queues(self) -> dict[str, Any]: ...
+    def take_packets(self) -> Optional[dict[str, Any]]: ...
+    def pcaps(self) -> dict[str, bytes]:
+        """The pcap files by link name."""
 
 def algorithms() -> str:
     """JSON list of the algorithms: name, summary, reference and params with default/min/max."""

@@ -13,7 +13,7 @@ from typing import Iterable, Optional, Sequence
 from rich.progress import Progress
 
 from tcpstart.results import Result
-from tcpstart.simulate import run
+from tcpstart.simulate import run_in_turn
 from tcpstart.scenario import ScenarioLike
 
 
@@ -43,7 +43,7 @@ def run_many(
     size = max(1, min(64, len(items) // (4 * n)))
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
     with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(_run_chunk, c) for c in chunks]
+        futures = [pool.submit(run_in_turn, c) for c in chunks]
         if progress is None:
             return [r for f in futures for r in f.result()]
         with Progress(transient=True) as bar:
@@ -54,7 +54,3 @@ def run_many(
                 results.extend(done)
                 bar.advance(task, len(done))
             return results
-
-
-def _run_chunk(chunk: Sequence[ScenarioLike]) -> list[Result]:
-    return [run(s) for s in chunk]

@@ -17,7 +17,7 @@ from tcpstart.batch import default_workers, run_many
 from tcpstart.bench_scenarios import BENCHMARKS
 from tcpstart.scenario import ScenarioLike
 
-__all__ = ["BENCHMARKS", "many_small_runs", "measure_in_child"]
+__all__ = ["BENCHMARKS", "many_small_runs", "measure_in_child", "small_runs"]
 
 
 def measure_in_child(name: str, duration: Optional[str] = None) -> dict[str, Any]:
@@ -30,9 +30,9 @@ def measure_in_child(name: str, duration: Optional[str] = None) -> dict[str, Any
     return json.loads(proc.stdout)
 
 
-def many_small_runs(count: int = 1000) -> dict[str, Any]:
-    """B5: `count` single-flow 1 MB transfers with different seeds and RTTs, on all cores and on one."""
-    scenarios: list[ScenarioLike] = [
+def small_runs(count: int) -> list[ScenarioLike]:
+    """B5's scenarios: single-flow 1 MB transfers over 20 Mbps with different seeds and RTTs."""
+    return [
         {
             "seed": i + 1,
             "network": {"rate": "20Mbps", "rtt": f"{20 + (i % 50) * 4}ms", "queue": "1bdp"},
@@ -40,6 +40,11 @@ def many_small_runs(count: int = 1000) -> dict[str, Any]:
         }
         for i in range(count)
     ]
+
+
+def many_small_runs(count: int = 1000) -> dict[str, Any]:
+    """B5: `count` single-flow 1 MB transfers with different seeds and RTTs, on all cores and on one."""
+    scenarios = small_runs(count)
     workers = default_workers()
     t = time.perf_counter()
     serial = run_many(scenarios, workers=1)

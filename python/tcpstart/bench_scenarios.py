@@ -75,10 +75,10 @@ BENCHMARKS = {
 def measure_one(name: str, duration: Optional[str] = None) -> dict[str, Any]:
     """Runs one benchmark in this process and returns its figures (without memory)."""
     bench = BENCHMARKS[name]
-    out = _core.run(json.dumps(bench.scenario(duration or bench.duration)))
-    s = json.loads(out["summary"])
+    (out,), _ = _core.run_all([json.dumps(bench.scenario(duration or bench.duration))])
+    s = out.summary()
     bottleneck = next(link for link in s["links"] if link["name"] == "bottleneck")
-    wall = out["core_seconds"]
+    wall = out.core_seconds
     return {
         "benchmark": name,
         "description": bench.description,

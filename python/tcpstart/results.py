@@ -15,6 +15,8 @@ from tcpstart._files import atomic_directory
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from tcpstart import _core
+
 Frame = Union[pl.DataFrame, Callable[[], pl.DataFrame]]
 
 # The core reports an infinite ssthresh as u64::MAX; no real window comes near 2**62 bytes.
@@ -73,20 +75,24 @@ def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
 class Result:
     """Everything a run produced.
 
-    `flows` has one row per sample of a flow's state (t, flow, cwnd, ssthresh, inflight, srtt,
-    rtt, pacing_rate, delivered, retransmissions, phase); times are in seconds, sizes in bytes,
-    a missing ssthresh (infinite) is null. `queues` samples each link's queue (t, link, packets,
-    bytes, sojourn: the queueing delay of the packet the link last started sending, NaN before
-    the first). `packets` has one row per packet event when tracing asked for it, else None.
+    `flows` samples each flow's state (t, flow, cwnd, ssthresh, inflight, srtt, rtt,
+    pacing_rate, delivered, retransmissions, phase) at every tick of the trace interval while
+    the flow exists (paused while it has no events), and at its start, phase changes and end;
+    times are in seconds, sizes in
+    bytes, a missing ssthresh (infinite) is null. `queues` samples each link's queue at every
+    tick while it holds packets (t, link, packets, bytes, sojourn: the queueing delay of the
+    packet the link last started sending, NaN before the first). Both are in time order; see
+    docs/scenarios.md, "Time series". `packets` has one row per packet event when tracing asked
+    for it, else None.
 
-    The three tables are built from the core's columns, and the summary parsed from its JSON,
-    when first used: a sweep that reads only a few results pays nothing for the rest (building
-    the tables costs more than a small run itself).
+    The three tables and the summary are built from the core's run when first used: a sweep
+    that reads only a few results pays nothing for the rest (building the tables costs more
+    than a small run itself).
     """
 
     def __init__(
         self,
-        raw_summary: Union[Dict[str, Any], str],
+        raw_summary: Union[Dict[str, Any], str, Callable[[], Dict[str, Any]]],
         flows: Frame,
         queues: Frame,
         packets: Optional[Frame] = None,
@@ -95,7 +101,8 @@ class Result:
         core_seconds: Optional[float] = None,
     ) -> None:
         """`flows`, `queues` and `packets` are DataFrames, or functions that build one;
-        `raw_summary` is the summary dict or its JSON text, parsed when first used."""
+        `raw_summary` is the summary dict, its JSON text or a function that makes the dict, parsed
+        or called when first used."""
         self._summary = raw_summary
         self._tables: Dict[str, Optional[Frame]] = {"flows": flows, "queues": queues, "packets": packets}
         self.pcaps: Dict[str, bytes] = pcaps or {}
@@ -109,6 +116,8 @@ class Result:
         """The run's summary.json as a dict: flows, links, classes, udp, sim, invariants."""
         if isinstance(self._summary, str):
             self._summary = json.loads(self._summary)
+        elif callable(self._summary):
+            self._summary = self._summary()
         return self._summary
 
     def _table(self, name: str) -> Optional[pl.DataFrame]:
@@ -134,16 +143,16 @@ class Result:
         return self._table("packets")
 
     @classmethod
-    def from_core(cls, out: dict[str, Any], scenario: dict[str, Any] | None = None) -> Result:
-        packets = out.get("packets")
+    def from_core(cls, out: _core.Run, scenario: dict[str, Any] | None = None) -> Result:
+        """Wraps a finished core run; its parts cross into Python when first used."""
         return cls(
-            raw_summary=out["summary"],
-            flows=lambda: _frame(out["flows"], FLOW_TYPES),
-            queues=lambda: _frame(out["queues"], QUEUE_TYPES),
-            packets=None if packets is None else lambda: _frame(packets, PACKET_TYPES),
-            pcaps=dict(out.get("pcaps") or {}),
+            raw_summary=out.summary,
+            flows=lambda: _frame(out.take_flows(), FLOW_TYPES),
+            queues=lambda: _frame(out.take_queues(), QUEUE_TYPES),
+            packets=(lambda: _frame(out.take_packets(), PACKET_TYPES)) if out.has_packets else None,
+            pcaps=out.pcaps(),
             scenario=scenario,
-            core_seconds=out.get("core_seconds"),
+            core_seconds=out.core_seconds,
         )
 
     @property

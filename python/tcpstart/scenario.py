@@ -273,7 +273,11 @@ class Web:
 
 @dataclass
 class Trace:
-    """What the run records besides the summary; `pcap` lists link names such as "bottleneck"."""
+    """What the run records besides the summary; `pcap` lists link names such as "bottleneck".
+
+    `interval` and `queue_interval` are the grid steps of the flow and queue series (default
+    1 ms, or the duration / 10000 if longer; "0s" writes a row at every change instead).
+    """
 
     interval: Optional[Quantity] = None
     queue_interval: Optional[Quantity] = None

@@ -1,9 +1,9 @@
-"""Running a scenario in the Rust core."""
+"""Running scenarios in the Rust core."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from tcpstart import _core
 from tcpstart.results import Result
@@ -16,12 +16,23 @@ def run(scenario: ScenarioLike) -> Result:
     The same scenario and seed always give the same result. Raises ScenarioError (a ValueError)
     with a one-line message naming the field when the scenario is not valid.
     """
-    d, path = scenario_dict(scenario)
-    try:
-        out = _core.run(to_json(d))
-    except ValueError as e:
-        raise ScenarioError(f"{path}: {e}" if path else str(e)) from None
-    return Result.from_core(out, scenario=d)
+    return run_in_turn([scenario])[0]
+
+
+def run_in_turn(scenarios: Sequence[ScenarioLike]) -> list[Result]:
+    """Simulates the scenarios one after another on this thread, in one call into the core.
+
+    A run of a millisecond costs tens of microseconds more when Python's work for it (the
+    scenario's JSON, the Result) alternates with the core's than when each side does a whole
+    batch in turn (the simulation evicts the interpreter from the caches), and the GIL is released
+    and taken back once per batch. Raises ScenarioError for the first invalid scenario.
+    """
+    given = [scenario_dict(s) for s in scenarios]
+    runs, error = _core.run_all([to_json(d) for d, _ in given])
+    if error is not None:
+        path = given[len(runs)][1]
+        raise ScenarioError(f"{path}: {error}" if path else error)
+    return [Result.from_core(out, scenario=d) for out, (d, _) in zip(runs, given)]
 
 
 def algorithms() -> list[dict[str, Any]]:

@@ -1,10 +1,12 @@
 //! The Python extension module `tcpstart._core`: a thin layer that takes scenario JSON, runs the
-//! simulator without holding the GIL, and returns results as columns (never row by row).
+//! simulator without holding the GIL, and hands results over as columns (never row by row) and
+//! the summary as Python objects built straight from Rust's, each part when first asked for.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
+use tcpstart_sim::trace::{FlowTrace, PacketTrace, QueueTrace};
 use tcpstart_sim::{scenario, ScenarioError};
 
 fn user_error(e: ScenarioError) -> PyErr {
@@ -56,80 +58,170 @@ fn link_names<'py>(py: Python<'py>, indices: &[u32], names: &'py [String]) -> Py
     text(py, indices.iter().map(|&i| names.get(i as usize).map_or("", String::as_str)))
 }
 
-/// Runs a scenario; returns {"summary": json, "flows": columns, "queues": columns,
-/// "packets": columns or None, "pcaps": {link: bytes}, "core_seconds": wall time of the simulation}.
-/// A column is (numpy type code, bytes) or ("str", u32 codes as bytes, distinct strings).
-#[pyfunction]
-fn run(py: Python<'_>, scenario_json: &str) -> PyResult<Py<PyDict>> {
-    // Parsing and writing the summary happen without the GIL too, so that many small runs on
-    // threads (tcpstart.batch) overlap in everything but building the Python objects.
-    let (out, summary, core_seconds) = py
-        .allow_threads(|| {
-            let s = scenario::from_json(scenario_json)?;
-            let started = std::time::Instant::now();
-            let out = tcpstart_sim::run(s);
-            let core_seconds = started.elapsed().as_secs_f64();
-            let summary = out.summary.to_string();
-            Ok((out, summary, core_seconds))
-        })
-        .map_err(user_error)?;
-    let result = PyDict::new(py);
-    // Kept out of the summary, which must be identical from run to run.
-    result.set_item("core_seconds", core_seconds)?;
-    result.set_item("summary", summary)?;
+/// A finished run, kept in Rust: Python converts each part only when it is first asked for, so
+/// a sweep that reads a few numbers of each run pays nothing for the rest.
+#[pyclass(module = "tcpstart._core")]
+struct Run {
+    summary: serde_json::Value,
+    flows: Option<FlowTrace>,
+    queues: Option<QueueTrace>,
+    packets: Option<PacketTrace>,
+    link_names: Vec<String>,
+    pcaps: Vec<(String, Vec<u8>)>,
+    /// Wall time of the simulation alone, kept out of the summary, which must be identical from
+    /// run to run.
+    #[pyo3(get)]
+    core_seconds: f64,
+}
 
-    let f = &out.flows;
-    let flows = PyDict::new(py);
-    flows.set_item("t", numeric(py, "f8", &f.t))?;
-    flows.set_item("flow", numeric(py, "u4", &f.flow))?;
-    flows.set_item("cwnd", numeric(py, "u8", &f.cwnd))?;
-    flows.set_item("ssthresh", numeric(py, "u8", &f.ssthresh))?;
-    flows.set_item("inflight", numeric(py, "u8", &f.inflight))?;
-    flows.set_item("srtt", numeric(py, "f8", &f.srtt))?;
-    flows.set_item("rtt", numeric(py, "f8", &f.rtt))?;
-    flows.set_item("pacing_rate", numeric(py, "f8", &f.pacing_rate))?;
-    flows.set_item("delivered", numeric(py, "u8", &f.delivered))?;
-    flows.set_item("retransmissions", numeric(py, "u8", &f.retransmissions))?;
-    flows.set_item("phase", text(py, f.phase.iter().copied())?)?;
-    result.set_item("flows", flows)?;
+fn taken(part: &str) -> PyErr {
+    PyRuntimeError::new_err(format!("the {part} columns of this run were already handed over"))
+}
 
-    let q = &out.queues;
-    let queues = PyDict::new(py);
-    queues.set_item("t", numeric(py, "f8", &q.t))?;
-    queues.set_item("link", link_names(py, &q.link, &out.link_names)?)?;
-    queues.set_item("packets", numeric(py, "u8", &q.packets))?;
-    queues.set_item("bytes", numeric(py, "u8", &q.bytes))?;
-    queues.set_item("sojourn", numeric(py, "f8", &q.sojourn))?;
-    result.set_item("queues", queues)?;
-
-    match &out.packets {
-        Some(p) => {
-            let packets = PyDict::new(py);
-            packets.set_item("t", numeric(py, "f8", &p.t))?;
-            packets.set_item("flow", numeric(py, "u4", &p.flow))?;
-            packets.set_item("event", text(py, p.event.iter().copied())?)?;
-            packets.set_item("seq", numeric(py, "u8", &p.seq))?;
-            packets.set_item("ack", numeric(py, "u8", &p.ack))?;
-            packets.set_item("len", numeric(py, "u4", &p.len))?;
-            packets.set_item("link", link_names(py, &p.link, &out.link_names)?)?;
-            result.set_item("packets", packets)?;
+/// A JSON value as the Python objects `json.loads` would make of its text: the same types
+/// (integers stay int, other numbers float) and the same key order.
+fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_pyobject(py)?.into_any(),
+            (None, Some(i)) => i.into_pyobject(py)?.into_any(),
+            _ => PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any(),
+        },
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
         }
-        None => result.set_item("packets", py.None())?,
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, item) in map {
+                dict.set_item(PyString::new(py, k), to_python(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+#[pymethods]
+impl Run {
+    /// The summary (flows, links, classes, udp, sim, invariants) as a new dict.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.summary)
     }
 
-    let pcaps = PyDict::new(py);
-    for (name, bytes) in &out.pcaps {
-        pcaps.set_item(name, PyBytes::new(py, bytes))?;
+    /// Whether the run's packet accounting adds up (`summary["invariants"]["ok"]`).
+    #[getter]
+    fn invariants_ok(&self) -> bool {
+        self.summary["invariants"]["ok"] == serde_json::Value::Bool(true)
     }
-    result.set_item("pcaps", pcaps)?;
-    Ok(result.unbind())
+
+    /// The flow time series as columns; hands them over once (the Rust copy is freed).
+    fn take_flows<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let f = self.flows.take().ok_or_else(|| taken("flows"))?;
+        let flows = PyDict::new(py);
+        flows.set_item("t", numeric(py, "f8", &f.t))?;
+        flows.set_item("flow", numeric(py, "u4", &f.flow))?;
+        flows.set_item("cwnd", numeric(py, "u8", &f.cwnd))?;
+        flows.set_item("ssthresh", numeric(py, "u8", &f.ssthresh))?;
+        flows.set_item("inflight", numeric(py, "u8", &f.inflight))?;
+        flows.set_item("srtt", numeric(py, "f8", &f.srtt))?;
+        flows.set_item("rtt", numeric(py, "f8", &f.rtt))?;
+        flows.set_item("pacing_rate", numeric(py, "f8", &f.pacing_rate))?;
+        flows.set_item("delivered", numeric(py, "u8", &f.delivered))?;
+        flows.set_item("retransmissions", numeric(py, "u8", &f.retransmissions))?;
+        flows.set_item("phase", text(py, f.phase.iter().copied())?)?;
+        Ok(flows)
+    }
+
+    /// The queue time series as columns; hands them over once.
+    fn take_queues<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let q = self.queues.take().ok_or_else(|| taken("queues"))?;
+        let queues = PyDict::new(py);
+        queues.set_item("t", numeric(py, "f8", &q.t))?;
+        queues.set_item("link", link_names(py, &q.link, &self.link_names)?)?;
+        queues.set_item("packets", numeric(py, "u8", &q.packets))?;
+        queues.set_item("bytes", numeric(py, "u8", &q.bytes))?;
+        queues.set_item("sojourn", numeric(py, "f8", &q.sojourn))?;
+        Ok(queues)
+    }
+
+    /// Whether the run traced packet events.
+    #[getter]
+    fn has_packets(&self) -> bool {
+        self.packets.is_some()
+    }
+
+    /// The packet events as columns, or None when not traced; hands them over once.
+    fn take_packets<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(p) = self.packets.take() else { return Ok(None) };
+        let packets = PyDict::new(py);
+        packets.set_item("t", numeric(py, "f8", &p.t))?;
+        packets.set_item("flow", numeric(py, "u4", &p.flow))?;
+        packets.set_item("event", text(py, p.event.iter().copied())?)?;
+        packets.set_item("seq", numeric(py, "u8", &p.seq))?;
+        packets.set_item("ack", numeric(py, "u8", &p.ack))?;
+        packets.set_item("len", numeric(py, "u4", &p.len))?;
+        packets.set_item("link", link_names(py, &p.link, &self.link_names)?)?;
+        Ok(Some(packets))
+    }
+
+    /// The pcap files, {link name: bytes}.
+    fn pcaps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let pcaps = PyDict::new(py);
+        for (name, bytes) in &self.pcaps {
+            pcaps.set_item(name, PyBytes::new(py, bytes))?;
+        }
+        Ok(pcaps)
+    }
+}
+
+/// Parses, checks and simulates one scenario given as JSON.
+fn simulate(scenario_json: &str) -> Result<Run, ScenarioError> {
+    let s = scenario::from_json(scenario_json)?;
+    let started = std::time::Instant::now();
+    let out = tcpstart_sim::run(s);
+    let core_seconds = started.elapsed().as_secs_f64();
+    Ok(Run {
+        summary: out.summary,
+        flows: Some(out.flows),
+        queues: Some(out.queues),
+        packets: out.packets,
+        link_names: out.link_names,
+        pcaps: out.pcaps,
+        core_seconds,
+    })
+}
+
+/// Simulates scenarios given as JSON one after another, without holding the GIL: many small runs
+/// on threads (tcpstart.batch) overlap in everything but the hand-over, and a batch pays for
+/// releasing and taking back the GIL once. Returns the runs in order and, if a scenario is not
+/// valid, the one-line error of the first such (the runs stop there).
+#[pyfunction]
+fn run_all(py: Python<'_>, scenarios: Vec<String>) -> (Vec<Run>, Option<String>) {
+    py.allow_threads(|| {
+        let mut runs = Vec::with_capacity(scenarios.len());
+        for text in &scenarios {
+            match simulate(text) {
+                Ok(run) => runs.push(run),
+                Err(e) => return (runs, Some(e.to_string())),
+            }
+        }
+        (runs, None)
+    })
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
-    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_all, m)?)?;
+    m.add_class::<Run>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

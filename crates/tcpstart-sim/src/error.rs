@@ -10,8 +10,10 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { field: field.into(), message: message.into() }
+    /// `field` is anything that prints as the path, so callers can leave it unformatted until
+    /// an error needs it.
+    pub fn new(field: impl fmt::Display, message: impl Into<String>) -> Self {
+        ScenarioError { field: field.to_string(), message: message.into() }
     }
 }
 

@@ -5,6 +5,7 @@
 //! the Python API report the same one-line messages.
 
 use std::collections::BTreeMap;
+use std::fmt::Display;
 
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -21,11 +22,38 @@ use crate::traffic::{stream, Stream};
 use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
 
 /// A value written either as a number or as a string with a unit.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Quantity {
     Number(f64),
     Text(String),
+}
+
+/// By hand rather than `#[serde(untagged)]`, which buffers the value and builds an error message
+/// for every variant that does not match: a tenth of the time of parsing a small scenario.
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NumberOrText;
+        impl serde::de::Visitor<'_> for NumberOrText {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a string with a unit")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v as f64))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Quantity, E> {
+                Ok(Quantity::Text(v.to_owned()))
+            }
+        }
+        d.deserialize_any(NumberOrText)
+    }
 }
 
 impl Quantity {
@@ -358,6 +386,20 @@ fn default_trace_interval(duration: Option<Duration>) -> Duration {
     by_duration.max(Duration::from_millis(1))
 }
 
+/// A time-series grid step: 0 (a row at every change) or at least 1 us, below which the grid
+/// would hold more rows than any run can use.
+fn trace_interval(field: &str, q: &Option<Quantity>, default: Duration) -> Result<Duration, ScenarioError> {
+    let Some(q) = q else { return Ok(default) };
+    let d = time(field, q, Duration::ZERO, MAX_TIME)?;
+    if !d.is_zero() && d < Duration::from_micros(1) {
+        return Err(ScenarioError::new(
+            field,
+            format!("must be 0s (a row at every change) or at least 1us, got {}", q.text()),
+        ));
+    }
+    Ok(d)
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct TraceSpec {
     pub interval: Duration,
@@ -402,7 +444,7 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
     raw.validate()
 }
 
-fn rate(field: &str, q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
+fn rate(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_rate(t).map_err(|m| ScenarioError::new(field, m))?,
@@ -428,7 +470,12 @@ fn fmt_rate(bps: f64) -> String {
     }
 }
 
-fn time(field: &str, q: &Quantity, min: Duration, max: Duration) -> Result<Duration, ScenarioError> {
+fn time(
+    field: &(impl Display + ?Sized),
+    q: &Quantity,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, ScenarioError> {
     let d = match q {
         Quantity::Number(_) => {
             return Err(ScenarioError::new(field, format!("give a unit, e.g. \"{}ms\" or \"{}s\"", q.text(), q.text())))
@@ -441,7 +488,7 @@ fn time(field: &str, q: &Quantity, min: Duration, max: Duration) -> Result<Durat
     Ok(d)
 }
 
-fn bytes(field: &str, q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
+fn bytes(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_bytes(t).map_err(|m| ScenarioError::new(field, m))?,
@@ -459,7 +506,12 @@ fn fraction(field: &str, v: f64) -> Result<f64, ScenarioError> {
     Ok(v)
 }
 
-fn in_range<T: PartialOrd + std::fmt::Display + Copy>(field: &str, v: T, min: T, max: T) -> Result<T, ScenarioError> {
+fn in_range<T: PartialOrd + Display + Copy>(
+    field: &(impl Display + ?Sized),
+    v: T,
+    min: T,
+    max: T,
+) -> Result<T, ScenarioError> {
     if v < min || v > max {
         return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {v}")));
     }
@@ -467,6 +519,16 @@ fn in_range<T: PartialOrd + std::fmt::Display + Copy>(field: &str, v: T, min: T,
 }
 
 const MAX_TIME: Duration = Duration::from_secs(100_000);
+
+/// The path `parent.name` of a field, written out only when printed.
+#[derive(Clone, Copy)]
+struct Field<'a>(&'a str, &'static str);
+
+impl Display for Field<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}.{}", self.0, self.1)
+    }
+}
 
 impl RawTcp {
     /// Fields set here win over `base`.
@@ -500,8 +562,9 @@ impl RawTcp {
     }
 
     pub(crate) fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
-        let f = |name: &str| format!("{at}.{name}");
-        let t = |name: &str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
+        // Resolved for every flow: the field paths are only written out for an error.
+        let f = |name: &'static str| Field(at, name);
+        let t = |name: &'static str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
             time(&f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
         };
         let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
@@ -944,14 +1007,8 @@ impl RawScenario {
         let tr = &self.trace;
         let default_interval = default_trace_interval(duration);
         let trace = TraceSpec {
-            interval: match &tr.interval {
-                Some(q) => time("trace.interval", q, Duration::ZERO, MAX_TIME)?,
-                None => default_interval,
-            },
-            queue_interval: match &tr.queue_interval {
-                Some(q) => time("trace.queue_interval", q, Duration::ZERO, MAX_TIME)?,
-                None => default_interval,
-            },
+            interval: trace_interval("trace.interval", &tr.interval, default_interval)?,
+            queue_interval: trace_interval("trace.queue_interval", &tr.queue_interval, default_interval)?,
             packets: tr.packets.unwrap_or(false),
             pcap: tr.pcap.clone(),
         };

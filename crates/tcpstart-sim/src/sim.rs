@@ -195,12 +195,12 @@ impl Simulation {
             let (now, ev) = self.events.pop().expect("peeked");
             self.dispatch(now, ev);
         }
-        self.flow_trace.flush();
-        self.queue_trace.flush();
         self.end = match limit {
             Some(l) => l,
             None => self.events.now(),
         };
+        self.flow_trace.flush(self.end);
+        self.queue_trace.flush(self.end);
     }
 
     fn dispatch(&mut self, now: Instant, ev: Event) {
@@ -251,6 +251,7 @@ impl Simulation {
     fn on_finished(&mut self, now: Instant, flow: u32) {
         let conn = &mut self.conns[flow as usize];
         conn.finished = true;
+        self.flow_trace.close(now, flow);
         conn.sender.release_buffers();
         conn.receiver.release_buffers();
         self.finished += 1;

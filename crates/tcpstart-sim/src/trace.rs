@@ -1,5 +1,16 @@
 //! Columnar recorders for the time series a run produces. Rows are appended to plain vectors
 //! (no per-row allocation beyond their growth) and handed to Python as columns.
+//!
+//! The flow and queue series are sampled on a fixed grid: at every multiple of `interval` (a
+//! tick), each flow that exists gets a row carrying its state at that tick (after every event at
+//! that instant), from its start until it finishes. A flow also gets a row at once at its start,
+//! when its phase changes (a loss or a recovery is never hidden between two ticks) and when it
+//! finishes. A flow that has had no event for [`SILENCE`] ticks (backing off from repeated
+//! timeouts) pauses its rows until its next event. A link gets a row per tick while its queue
+//! holds packets, and one at the first tick it is empty again. The number of rows is therefore
+//! set by the interval and the number of flows, not by how often states change: with the default
+//! interval (duration / 10 000) a 300 s run holds as many rows as a 30 s one. An interval of zero
+//! writes a row at every change instead.
 
 use core::time::Duration;
 
@@ -12,51 +23,217 @@ fn secs(d: Option<Duration>) -> f64 {
     d.map_or(f64::NAN, |d| d.as_secs_f64())
 }
 
-/// Decimation shared by the time series: per key (flow or link), a row is written when the state
-/// changes, at most once per `interval`. A change inside the interval is held back and written
-/// before the next row (or at the end), so a series never shows a stale value after a burst.
-#[derive(Debug, Default)]
-struct Decimator<S> {
-    interval: Duration,
-    last: Vec<Option<(Instant, S)>>,
-    pending: Vec<Option<(Instant, S)>>,
+/// Ticks a key goes on writing after its last event. A connection waiting out a backed-off
+/// retransmission timeout (seconds, thousands of 1 ms ticks in a run without a duration) would
+/// otherwise repeat one row thousands of times; a busy flow, whose packets come in bursts a few
+/// ticks apart, is never silent that long.
+pub const SILENCE: u64 = 10;
+
+/// A state a series samples.
+trait Sampled: Copy {
+    /// The two states would make the same row in an every-change series.
+    fn same(&self, other: &Self) -> bool;
+    /// Moving from `prev` (None: the key's first record) to `self` is written at once.
+    fn urgent(&self, prev: Option<&Self>) -> bool;
+    /// Nothing to show: ticks of a quiet state after a quiet row (or before any row) are left out.
+    fn quiet(&self) -> bool;
 }
 
-impl<S: Copy> Decimator<S> {
-    fn new(keys: usize, interval: Duration) -> Self {
-        Decimator { interval, last: vec![None; keys], pending: vec![None; keys] }
+/// Rows one key owes: `count` grid ticks `step` apart from `first` carrying `held`, then
+/// possibly a row of its own.
+struct Due<S> {
+    first: Instant,
+    step: u64,
+    count: u64,
+    held: Option<S>,
+    at_once: Option<(Instant, S)>,
+}
+
+impl<S: Copy> Due<S> {
+    fn none() -> Self {
+        Due { first: Instant::ZERO, step: 0, count: 0, held: None, at_once: None }
     }
 
-    /// Returns the rows to write now, oldest first. `same` says two states need no new row;
-    /// `urgent` says the change must be written even within the interval.
-    fn offer(
-        &mut self,
-        now: Instant,
-        key: usize,
-        s: S,
-        same: impl Fn(&S, &S) -> bool,
-        urgent: impl Fn(&S, &S) -> bool,
-    ) -> [Option<(Instant, S)>; 2] {
-        if let Some((t, prev)) = self.last[key] {
-            if same(&prev, &s) {
-                self.pending[key] = None;
-                return [None, None];
+    fn is_empty(&self) -> bool {
+        self.count == 0 && self.at_once.is_none()
+    }
+
+    fn rows(self) -> impl Iterator<Item = (Instant, S)> {
+        let Due { first, step, count, held, at_once } = self;
+        let tick = move |k: u64| Instant::from_nanos(first.as_nanos() + k * step);
+        let ticks = held.into_iter().flat_map(move |s| (0..count).map(move |k| (tick(k), s)));
+        ticks.chain(at_once)
+    }
+}
+
+/// What the sampler knows of one key (flow or link).
+#[derive(Clone, Copy, Debug)]
+struct Key<S> {
+    /// The state as last recorded; None before the first record and after the key closed.
+    state: Option<S>,
+    closed: bool,
+    /// Time of the last record.
+    last: Instant,
+    /// The first grid tick not yet passed.
+    next: Instant,
+    /// The time and state of the key's last row.
+    written: Option<(Instant, S)>,
+}
+
+/// Decides which rows each key gets (see the module docs).
+#[derive(Debug)]
+struct Sampler<S> {
+    /// Grid step in nanoseconds; zero writes a row at every change.
+    step: u64,
+    keys: Vec<Key<S>>,
+}
+
+impl<S> Default for Sampler<S> {
+    fn default() -> Self {
+        Sampler { step: 0, keys: Vec::new() }
+    }
+}
+
+impl<S: Sampled> Sampler<S> {
+    fn new(keys: usize, step: Duration) -> Self {
+        let key = Key { state: None, closed: false, last: Instant::ZERO, next: Instant::ZERO, written: None };
+        Sampler { step: step.as_nanos() as u64, keys: vec![key; keys] }
+    }
+
+    /// The first tick at or after `t`.
+    fn tick_at_or_after(&self, t: Instant) -> Instant {
+        Instant::from_nanos(t.as_nanos().div_ceil(self.step) * self.step)
+    }
+
+    /// Passes the ticks of `key` before `until` (exclusive), which carry the state recorded last.
+    fn ticks_before(&mut self, key: usize, until: Instant) -> Due<S> {
+        let step = self.step;
+        let k = &mut self.keys[key];
+        let Some(held) = k.state else { return Due::none() };
+        if until <= k.next {
+            return Due::none();
+        }
+        let mut first = k.next.as_nanos();
+        let mut count = (until.as_nanos() - first).div_ceil(step);
+        k.next = Instant::from_nanos(first + count * step);
+        if k.written.is_some_and(|(t, w)| t.as_nanos() == first && w.same(&held)) {
+            // A row written at once at this very tick (a flow starting at 0) already shows it.
+            first += step;
+            count -= 1;
+        }
+        let awake_until = k.last.as_nanos() + SILENCE * step;
+        count = count.min((awake_until + step).saturating_sub(first) / step);
+        if held.quiet() && k.written.is_none_or(|(_, w)| w.quiet()) {
+            count = 0;
+        } else if held.quiet() {
+            // The first quiet tick shows the state went quiet; the rest would repeat it.
+            count = count.min(1);
+        }
+        if count > 0 {
+            k.written = Some((Instant::from_nanos(first + (count - 1) * step), held));
+        }
+        Due { first: Instant::from_nanos(first), step, count, held: Some(held), at_once: None }
+    }
+
+    /// Takes the new state when that writes no row (no tick passed since the key's last record,
+    /// nothing to write at once): the common case, twice per packet and link for the queues,
+    /// decided without building a `Due`. False leaves it to `record`.
+    #[inline]
+    fn hold(&mut self, now: Instant, key: usize, s: &S) -> bool {
+        let step = self.step;
+        let k = &mut self.keys[key];
+        match &k.state {
+            Some(prev) if step != 0 && now <= k.next && !s.urgent(Some(prev)) => {
+                k.state = Some(*s);
+                k.last = now;
+                true
             }
-            if !urgent(&prev, &s) && now - t < self.interval {
-                self.pending[key] = Some((now, s));
-                return [None, None];
+            _ => false,
+        }
+    }
+
+    fn record(&mut self, now: Instant, key: usize, s: S) -> Due<S> {
+        if self.keys[key].closed {
+            return Due::none();
+        }
+        if self.step == 0 {
+            let k = &mut self.keys[key];
+            if k.written.is_some_and(|(_, w)| w.same(&s)) {
+                return Due::none();
+            }
+            k.written = Some((now, s));
+            return Due { at_once: Some((now, s)), ..Due::none() };
+        }
+        let mut due = self.ticks_before(key, now);
+        if self.keys[key].state.is_none() {
+            self.keys[key].next = self.tick_at_or_after(now);
+        }
+        let k = &mut self.keys[key];
+        if s.urgent(k.state.as_ref()) {
+            k.written = Some((now, s));
+            due.at_once = Some((now, s));
+        }
+        k.state = Some(s);
+        k.last = now;
+        due
+    }
+
+    /// The key stops existing at `now`: its ticks before then, and its last state at `now`
+    /// unless that is already its last row.
+    fn close(&mut self, now: Instant, key: usize) -> Due<S> {
+        let mut due = if self.step == 0 { Due::none() } else { self.ticks_before(key, now) };
+        let k = &mut self.keys[key];
+        if let Some(s) = k.state.take() {
+            if !k.written.is_some_and(|(_, w)| w.same(&s)) {
+                due.at_once = Some((now, s));
             }
         }
-        self.last[key] = Some((now, s));
-        [self.pending[key].take(), Some((now, s))]
+        k.closed = true;
+        due
     }
 
-    fn drain(&mut self) -> impl Iterator<Item = (usize, (Instant, S))> + '_ {
-        self.pending.iter_mut().enumerate().filter_map(|(k, p)| p.take().map(|row| (k, row)))
+    /// The ticks still owed by the keys that exist at `end`, up to and including it.
+    fn finish(&mut self, end: Instant) -> Vec<(usize, Due<S>)> {
+        if self.step == 0 {
+            return Vec::new();
+        }
+        let until = end + Duration::from_nanos(1);
+        (0..self.keys.len()).map(|key| (key, self.ticks_before(key, until))).collect()
     }
 }
 
-/// Per-flow state over time (a phase change is always written at once).
+/// The order that sorts rows by time, then by key, keeping each key's own order; None when they
+/// are in that order already (as in any run with one flow and one busy link).
+fn time_order(t: &[f64], key: &[u32]) -> Option<Vec<u32>> {
+    let before = |i: usize, j: usize| (t[i], key[i]) <= (t[j], key[j]);
+    if (1..t.len()).all(|i| before(i - 1, i)) {
+        return None;
+    }
+    let mut order: Vec<u32> = (0..t.len() as u32).collect();
+    // Stable, so rows of one key at one time keep the order they were written in.
+    order.sort_by(|&a, &b| t[a as usize].total_cmp(&t[b as usize]).then(key[a as usize].cmp(&key[b as usize])));
+    Some(order)
+}
+
+fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
+    *column = order.iter().map(|&i| column[i as usize]).collect();
+}
+
+impl Sampled for FlowSample {
+    fn same(&self, o: &Self) -> bool {
+        let key = |x: &FlowSample| (x.cwnd, x.ssthresh, x.inflight, x.delivered, x.phase);
+        key(self) == key(o)
+    }
+    fn urgent(&self, prev: Option<&Self>) -> bool {
+        prev.is_none_or(|p| p.phase != self.phase)
+    }
+    fn quiet(&self) -> bool {
+        false
+    }
+}
+
+/// Per-flow state over time: a row per tick while the flow exists (paused while it is silent),
+/// plus its start, phase changes and end.
 #[derive(Debug, Default, Serialize)]
 pub struct FlowTrace {
     pub t: Vec<f64>,
@@ -71,47 +248,94 @@ pub struct FlowTrace {
     pub retransmissions: Vec<u64>,
     pub phase: Vec<&'static str>,
     #[serde(skip)]
-    decimator: Decimator<FlowSample>,
+    sampler: Sampler<FlowSample>,
 }
 
 impl FlowTrace {
     pub fn new(flows: usize, interval: Duration) -> Self {
-        FlowTrace { decimator: Decimator::new(flows, interval), ..Default::default() }
+        FlowTrace { sampler: Sampler::new(flows, interval), ..Default::default() }
     }
 
+    /// The flow's state after one of its events at `now`; its first record starts its rows.
     pub fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
-        let key = |x: &FlowSample| (x.cwnd, x.ssthresh, x.inflight, x.delivered, x.phase);
-        let rows = self.decimator.offer(now, flow as usize, s, |a, b| key(a) == key(b), |a, b| a.phase != b.phase);
-        for (t, row) in rows.into_iter().flatten() {
-            self.push(t, flow, row);
+        if self.sampler.hold(now, flow as usize, &s) {
+            return;
+        }
+        let due = self.sampler.record(now, flow as usize, s);
+        self.write(flow, due);
+    }
+
+    /// The flow finished at `now`: its rows end with its state then.
+    pub fn close(&mut self, now: Instant, flow: u32) {
+        let due = self.sampler.close(now, flow as usize);
+        self.write(flow, due);
+    }
+
+    /// Writes the ticks up to `end` of the flows still running and puts the rows in time order;
+    /// call once when the run ends.
+    pub fn flush(&mut self, end: Instant) {
+        for (flow, due) in self.sampler.finish(end) {
+            self.write(flow as u32, due);
+        }
+        if let Some(order) = time_order(&self.t, &self.flow) {
+            permute(&mut self.t, &order);
+            permute(&mut self.flow, &order);
+            permute(&mut self.cwnd, &order);
+            permute(&mut self.ssthresh, &order);
+            permute(&mut self.inflight, &order);
+            permute(&mut self.srtt, &order);
+            permute(&mut self.rtt, &order);
+            permute(&mut self.pacing_rate, &order);
+            permute(&mut self.delivered, &order);
+            permute(&mut self.retransmissions, &order);
+            permute(&mut self.phase, &order);
         }
     }
 
-    /// Writes the states still held back; call once when the run ends.
-    pub fn flush(&mut self) {
-        let held: Vec<_> = self.decimator.drain().collect();
-        for (flow, (t, s)) in held {
-            self.push(t, flow as u32, s);
+    #[inline]
+    fn write(&mut self, flow: u32, due: Due<FlowSample>) {
+        if due.is_empty() {
+            return;
         }
-    }
-
-    fn push(&mut self, now: Instant, flow: u32, s: FlowSample) {
-        self.t.push(now.as_secs_f64());
-        self.flow.push(flow);
-        self.cwnd.push(s.cwnd);
-        self.ssthresh.push(s.ssthresh);
-        self.inflight.push(s.inflight);
-        self.srtt.push(secs(s.srtt));
-        self.rtt.push(secs(s.rtt));
-        self.pacing_rate.push(s.pacing_rate.unwrap_or(f64::NAN));
-        self.delivered.push(s.delivered);
-        self.retransmissions.push(s.retransmissions);
-        self.phase.push(s.phase);
+        for (now, s) in due.rows() {
+            self.t.push(now.as_secs_f64());
+            self.flow.push(flow);
+            self.cwnd.push(s.cwnd);
+            self.ssthresh.push(s.ssthresh);
+            self.inflight.push(s.inflight);
+            self.srtt.push(secs(s.srtt));
+            self.rtt.push(secs(s.rtt));
+            self.pacing_rate.push(s.pacing_rate.unwrap_or(f64::NAN));
+            self.delivered.push(s.delivered);
+            self.retransmissions.push(s.retransmissions);
+            self.phase.push(s.phase);
+        }
     }
 }
 
-/// Queue length of every link over time (a queue that empties is written at once), with the
-/// sojourn time of the packet the link most recently started sending (NaN before the first).
+/// A link's queue: packets, bytes, and the sojourn time of the packet it last started sending.
+#[derive(Clone, Copy, Debug)]
+struct QueueState {
+    packets: u64,
+    bytes: u64,
+    sojourn: Option<Duration>,
+}
+
+impl Sampled for QueueState {
+    fn same(&self, o: &Self) -> bool {
+        self.packets == o.packets
+    }
+    fn urgent(&self, _: Option<&Self>) -> bool {
+        false
+    }
+    fn quiet(&self) -> bool {
+        self.packets == 0
+    }
+}
+
+/// Queue length of the links over time, with the sojourn time of the packet the link most
+/// recently started sending (NaN before the first): a row per link and tick while its queue
+/// holds packets, and one at the first tick it is empty again.
 #[derive(Debug, Default, Serialize)]
 pub struct QueueTrace {
     pub t: Vec<f64>,
@@ -120,42 +344,50 @@ pub struct QueueTrace {
     pub bytes: Vec<u64>,
     pub sojourn: Vec<f64>,
     #[serde(skip)]
-    decimator: Decimator<(u64, u64, Option<Duration>)>,
+    sampler: Sampler<QueueState>,
 }
 
 impl QueueTrace {
     pub fn new(links: usize, interval: Duration) -> Self {
-        QueueTrace { decimator: Decimator::new(links, interval), ..Default::default() }
+        QueueTrace { sampler: Sampler::new(links, interval), ..Default::default() }
     }
 
+    /// The link's queue after an event at `now`; calls for one link must come in time order.
     pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
-        // Called twice per packet and link, and the length is mostly the one last written: the
-        // decimator's `same` case, decided here without building and copying the whole state.
-        let key = link as usize;
-        if matches!(self.decimator.last[key], Some((_, (p, _, _))) if p == packets) {
-            self.decimator.pending[key] = None;
+        let state = QueueState { packets, bytes, sojourn };
+        if self.sampler.hold(now, link as usize, &state) {
             return;
         }
-        let state = (packets, bytes, sojourn);
-        let rows = self.decimator.offer(now, link as usize, state, |a, b| a.0 == b.0, |_, b| b.0 == 0);
-        for (t, row) in rows.into_iter().flatten() {
-            self.push(t, link, row);
+        let due = self.sampler.record(now, link as usize, state);
+        self.write(link, due);
+    }
+
+    /// Writes the ticks up to `end` and puts the rows in time order; call once when the run ends.
+    pub fn flush(&mut self, end: Instant) {
+        for (link, due) in self.sampler.finish(end) {
+            self.write(link as u32, due);
+        }
+        if let Some(order) = time_order(&self.t, &self.link) {
+            permute(&mut self.t, &order);
+            permute(&mut self.link, &order);
+            permute(&mut self.packets, &order);
+            permute(&mut self.bytes, &order);
+            permute(&mut self.sojourn, &order);
         }
     }
 
-    pub fn flush(&mut self) {
-        let held: Vec<_> = self.decimator.drain().collect();
-        for (link, (t, row)) in held {
-            self.push(t, link as u32, row);
+    #[inline]
+    fn write(&mut self, link: u32, due: Due<QueueState>) {
+        if due.is_empty() {
+            return;
         }
-    }
-
-    fn push(&mut self, now: Instant, link: u32, (packets, bytes, sojourn): (u64, u64, Option<Duration>)) {
-        self.t.push(now.as_secs_f64());
-        self.link.push(link);
-        self.packets.push(packets);
-        self.bytes.push(bytes);
-        self.sojourn.push(secs(sojourn));
+        for (now, s) in due.rows() {
+            self.t.push(now.as_secs_f64());
+            self.link.push(link);
+            self.packets.push(s.packets);
+            self.bytes.push(s.bytes);
+            self.sojourn.push(secs(s.sojourn));
+        }
     }
 }
 
@@ -207,5 +439,152 @@ impl PacketTrace {
         self.ack.push(pkt.ack);
         self.len.push(pkt.len);
         self.link.push(link.unwrap_or(u32::MAX));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: f64) -> Instant {
+        Instant::from_nanos((x * 1e6).round() as u64)
+    }
+
+    fn sample(cwnd: u64, phase: &'static str) -> FlowSample {
+        FlowSample {
+            cwnd,
+            ssthresh: u64::MAX,
+            inflight: 0,
+            srtt: None,
+            rtt: None,
+            pacing_rate: None,
+            delivered: 0,
+            retransmissions: 0,
+            phase,
+        }
+    }
+
+    fn rows(tr: &FlowTrace) -> Vec<(f64, u32, u64, &'static str)> {
+        (0..tr.t.len()).map(|i| ((tr.t[i] * 1e6).round() / 1e3, tr.flow[i], tr.cwnd[i], tr.phase[i])).collect()
+    }
+
+    #[test]
+    fn a_flow_has_one_row_per_tick_with_the_state_at_that_tick_and_its_phase_changes_at_once() {
+        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        tr.record(ms(0.5), 0, sample(10, "handshake"));
+        tr.record(ms(0.7), 0, sample(10, "slow_start"));
+        tr.record(ms(0.9), 0, sample(20, "slow_start"));
+        // Two events at the tick itself: the tick shows the state after both.
+        tr.record(ms(1.0), 0, sample(30, "slow_start"));
+        tr.record(ms(1.0), 0, sample(40, "slow_start"));
+        tr.record(ms(2.5), 0, sample(50, "recovery"));
+        tr.flush(ms(4.0));
+        assert_eq!(
+            rows(&tr),
+            [
+                (0.5, 0, 10, "handshake"),
+                (0.7, 0, 10, "slow_start"),
+                (1.0, 0, 40, "slow_start"),
+                (2.0, 0, 40, "slow_start"),
+                (2.5, 0, 50, "recovery"),
+                (3.0, 0, 50, "recovery"),
+                (4.0, 0, 50, "recovery"),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_row_count_depends_on_the_interval_not_on_how_often_the_state_changes() {
+        let count = |changes: u64| {
+            let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+            for k in 0..changes {
+                tr.record(Instant::from_nanos(k * 10_000_000 / changes), 0, sample(k + 1, "slow_start"));
+            }
+            tr.flush(ms(10.0));
+            tr.t.len()
+        };
+        // The first record at 0 and the ticks 1..=10 ms (the one at 0 is the first record's).
+        assert_eq!(count(3), 11);
+        assert_eq!(count(5000), 11);
+    }
+
+    #[test]
+    fn a_finished_flow_ends_with_its_last_state_and_has_no_rows_after() {
+        let mut tr = FlowTrace::new(2, Duration::from_millis(1));
+        tr.record(ms(0.0), 0, sample(10, "slow_start"));
+        tr.record(ms(0.2), 1, sample(10, "slow_start"));
+        tr.record(ms(1.5), 0, sample(15, "slow_start"));
+        tr.close(ms(1.5), 0);
+        // Events after the end (a late ACK) add nothing.
+        tr.record(ms(2.2), 0, sample(99, "done"));
+        tr.flush(ms(3.0));
+        assert_eq!(
+            rows(&tr),
+            [
+                (0.0, 0, 10, "slow_start"),
+                (0.2, 1, 10, "slow_start"),
+                (1.0, 0, 10, "slow_start"),
+                (1.0, 1, 10, "slow_start"),
+                (1.5, 0, 15, "slow_start"),
+                (2.0, 1, 10, "slow_start"),
+                (3.0, 1, 10, "slow_start"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_silent_flow_pauses_its_rows_until_its_next_event() {
+        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        tr.record(ms(0.0), 0, sample(10, "slow_start"));
+        // A timeout backed off to 1.5 s: rows for SILENCE ticks after the last event, then none.
+        tr.record(ms(1500.0), 0, sample(1, "slow_start"));
+        tr.flush(ms(1502.0));
+        let t: Vec<f64> = rows(&tr).iter().map(|r| r.0).collect();
+        let awake: Vec<f64> = (0..=SILENCE).map(|k| k as f64).collect();
+        assert_eq!(t, [awake, vec![1500.0, 1501.0, 1502.0]].concat());
+    }
+
+    #[test]
+    fn a_zero_interval_writes_every_change() {
+        let mut tr = FlowTrace::new(1, Duration::ZERO);
+        for (t, c) in [(0.1, 10), (0.2, 10), (0.3, 11), (0.35, 12), (5.0, 12)] {
+            tr.record(ms(t), 0, sample(c, "slow_start"));
+        }
+        tr.flush(ms(9.0));
+        assert_eq!(rows(&tr), [(0.1, 0, 10, "slow_start"), (0.3, 0, 11, "slow_start"), (0.35, 0, 12, "slow_start")]);
+    }
+
+    #[test]
+    fn a_link_has_rows_while_its_queue_holds_packets_and_at_the_first_tick_it_is_empty() {
+        let mut q = QueueTrace::new(3, Duration::from_millis(1));
+        // Link 0 queues from 1.2 ms to 3.4 ms; link 1 queues only between two ticks; link 2 never.
+        q.record(ms(0.3), 0, 0, 0, None);
+        q.record(ms(0.3), 2, 0, 0, None);
+        q.record(ms(1.2), 0, 2, 3000, None);
+        q.record(ms(1.4), 1, 1, 1500, None);
+        q.record(ms(1.6), 1, 0, 0, Some(Duration::from_micros(200)));
+        q.record(ms(2.0), 0, 5, 7500, Some(Duration::from_micros(100)));
+        q.record(ms(3.4), 0, 0, 0, Some(Duration::from_micros(900)));
+        q.flush(ms(8.0));
+        let got: Vec<_> =
+            (0..q.t.len()).map(|i| ((q.t[i] * 1e3).round(), q.link[i], q.packets[i], q.bytes[i])).collect();
+        assert_eq!(got, [(2.0, 0, 5, 7500), (3.0, 0, 5, 7500), (4.0, 0, 0, 0)]);
+        assert_eq!(q.sojourn[0], 100e-6);
+    }
+
+    #[test]
+    fn rows_written_late_are_put_in_time_order() {
+        let mut q = QueueTrace::new(2, Duration::from_millis(1));
+        q.record(ms(0.5), 1, 1, 100, None);
+        q.record(ms(0.5), 0, 1, 100, None);
+        // Link 1's ticks 1-3 ms are written only now, after link 0's at 1 ms and 2 ms.
+        q.record(ms(2.5), 0, 2, 200, None);
+        q.record(ms(3.5), 1, 3, 300, None);
+        q.flush(ms(4.0));
+        let got: Vec<_> = (0..q.t.len()).map(|i| ((q.t[i] * 1e3).round(), q.link[i], q.packets[i])).collect();
+        assert_eq!(
+            got,
+            [(1.0, 0, 1), (1.0, 1, 1), (2.0, 0, 1), (2.0, 1, 1), (3.0, 0, 2), (3.0, 1, 1), (4.0, 0, 2), (4.0, 1, 3)]
+        );
     }
 }

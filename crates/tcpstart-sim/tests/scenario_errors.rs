@@ -58,6 +58,23 @@ fn pcap_of_an_unknown_link_is_refused() {
     assert!(e.starts_with("trace.pcap[0]: unknown link"), "{e}");
 }
 
+#[test]
+fn a_quantity_of_the_wrong_type_says_what_is_expected() {
+    let e = error(&format!(r#"{{{NET}, "flows": [{{"size": true}}]}}"#));
+    assert_eq!(e, "flows[0].size: invalid type: boolean `true`, expected a number or a string with a unit");
+    let e = error(r#"{"network": {"rate": [1], "rtt": "100ms"}, "flows": [{"size": 1000}]}"#);
+    assert_eq!(e, "network.rate: invalid type: sequence, expected a number or a string with a unit");
+}
+
+#[test]
+fn trace_interval_below_a_microsecond_is_refused_but_zero_is_allowed() {
+    let e = error(&format!(r#"{{{NET}, "flows": [{{"size": 1000}}], "trace": {{"queue_interval": "500ns"}}}}"#));
+    assert_eq!(e, "trace.queue_interval: must be 0s (a row at every change) or at least 1us, got 500ns");
+    let ok =
+        format!(r#"{{{NET}, "flows": [{{"size": 1000}}], "trace": {{"interval": "0s", "queue_interval": "1us"}}}}"#);
+    assert!(from_json(&ok).is_ok());
+}
+
 /// The first line of the error for a scenario with the given extra top-level fields.
 fn traffic_error(extra: &str) -> String {
     error(&format!(r#"{{"network": {{"rate": "10Mbps", "rtt": "100ms", "hosts": 4}}, "duration": "1s", {extra}}}"#))
