@@ -229,7 +229,7 @@ impl Simulation {
             None => self.udp_active -= 1,
         }
         self.udp_in_network += 1;
-        let pkt = Packet { kind: PacketKind::Udp, len, created: now, ..Packet::default() };
+        let pkt = Packet { kind: PacketKind::Udp, len, ..Packet::default() };
         let id = (self.conns.len() + source as usize) as u32;
         self.send_from_host(now, Direction::Forward, id, pkt);
     }
@@ -317,9 +317,10 @@ impl Simulation {
     }
 
     fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, mut pkt: Packet) {
-        pkt.id = self.counters.created;
+        debug_assert_eq!(pkt.dir(), dir, "{:?} sent the wrong way", pkt.kind);
+        // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
+        pkt.id = self.counters.created as u16;
         pkt.flow = flow;
-        pkt.dir = dir;
         pkt.hop = 0;
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
@@ -457,7 +458,7 @@ impl Simulation {
         self.counters.propagating -= 1;
         let pkt = self.pool.get_mut(slot);
         pkt.hop += 1;
-        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir);
+        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir());
         let path = self.path(flow, dir);
         if hop < path.len() {
             self.offer(now, path[hop], slot);
