@@ -17,7 +17,7 @@ test-python: ## Python API and CLI tests against the installed package
 	$(PYTHON) -m pytest -q tests
 
 bench: ## simulated packets per wall second on the reference scenario
-	cargo run --release -p tcpstart-sim --example bench
+	cargo run --profile release-lto -p tcpstart-sim --example bench
 
 crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs/validation.md
 	$(PYTHON) -m tcpstart crosscheck

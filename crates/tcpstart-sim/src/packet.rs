@@ -1,7 +1,6 @@
 //! Packets as the simulator moves them: headers only, no payload bytes.
 
 use serde::Serialize;
-use tcpstart_cc::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum PacketKind {
@@ -55,46 +54,93 @@ pub const BASE_HEADER_BYTES: u32 = 40;
 /// Timestamp option (10 bytes) padded with two NOPs.
 pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
 
+/// Bits of `Packet::options`: which optional header fields are present.
+const OPT_TIMESTAMPS: u8 = 1;
+const OPT_ECHO: u8 = 2;
+
+/// A packet's headers, 128 bytes: every packet is copied into the pool and out of the senders'
+/// output, and up to 128 bytes the compiler copies it with a few vector moves instead of a call to
+/// `memcpy`. Hence the optional fields are plain values with a presence bit in `options` (an
+/// `Option<(u64, u64)>` takes 24 bytes for 16 of data), the direction follows from the kind, and
+/// the identifier keeps only the 16 bits an IP header has room for.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
-    /// Unique within a run, in creation order.
-    pub id: u64,
-    pub flow: u32,
-    pub kind: PacketKind,
-    pub dir: Direction,
-    /// Index of the link the packet is on, within its route.
-    pub hop: u8,
     /// Data: first byte carried (data bytes count from 0; the SYN is not in this space).
     pub seq: u64,
-    /// Payload bytes.
-    pub len: u32,
     /// Cumulative acknowledgement: next data byte expected.
     pub ack: u64,
     /// Receive window advertised (bytes, already scaled).
     pub rwnd: u64,
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    // The optional fields are visible to the crate only so that `..Packet::default()` works in
+    // it; they are read and written through `ts`, `set_ts`, `echo` and `set_echo`, which keep
+    // them and their bits in `options` together.
+    /// Timestamp option, valid when `options` has `OPT_TIMESTAMPS`: see [`Packet::ts`].
+    pub(crate) tsval: u64,
+    pub(crate) tsecr: u64,
+    /// Receiver-hook value, valid when `options` has `OPT_ECHO`: see [`Packet::echo`].
+    pub(crate) echo: u64,
+    pub flow: u32,
+    /// Payload bytes.
+    pub len: u32,
+    /// The packet's number in creation order (unique within a run) modulo 2^16: the IP
+    /// identification field of a capture, its only reader.
+    pub id: u16,
+    pub kind: PacketKind,
+    /// Index of the link the packet is on, within its route.
+    pub hop: u8,
     pub sack_count: u8,
-    /// Timestamp option: the sender's clock value and the echoed one, in nanoseconds of each
-    /// end's own clock. `None` when timestamps are off.
-    pub ts: Option<(u64, u64)>,
     /// Set on retransmitted data segments.
     pub retransmission: bool,
     /// Sender-side mark read by a receiver hook (see `tcpstart_cc::ReceiverHook`).
     pub mark: u8,
-    /// Value echoed by a receiver hook, carried in an option on the ACK.
-    pub echo: Option<u64>,
-    /// When the packet was created at its source.
-    pub created: Instant,
+    pub(crate) options: u8,
 }
 
 impl Packet {
+    /// Timestamp option: the sender's clock value and the echoed one, in nanoseconds of each
+    /// end's own clock. `None` when timestamps are off.
+    pub fn ts(&self) -> Option<(u64, u64)> {
+        (self.options & OPT_TIMESTAMPS != 0).then_some((self.tsval, self.tsecr))
+    }
+
+    pub fn set_ts(&mut self, ts: Option<(u64, u64)>) {
+        (self.tsval, self.tsecr) = ts.unwrap_or_default();
+        self.options = self.options & !OPT_TIMESTAMPS | if ts.is_some() { OPT_TIMESTAMPS } else { 0 };
+    }
+
+    /// `self` with the timestamp option set to `ts`.
+    pub fn with_ts(mut self, ts: Option<(u64, u64)>) -> Self {
+        self.set_ts(ts);
+        self
+    }
+
+    /// Value echoed by a receiver hook, carried in an option on the ACK.
+    pub fn echo(&self) -> Option<u64> {
+        (self.options & OPT_ECHO != 0).then_some(self.echo)
+    }
+
+    pub fn set_echo(&mut self, echo: Option<u64>) {
+        self.echo = echo.unwrap_or_default();
+        self.options = self.options & !OPT_ECHO | if echo.is_some() { OPT_ECHO } else { 0 };
+    }
+
+    /// Which way the packet travels: SYNs, data and UDP datagrams from the flow's sender,
+    /// SYN-ACKs and ACKs back.
+    pub fn dir(&self) -> Direction {
+        match self.kind {
+            PacketKind::Syn | PacketKind::Data | PacketKind::Udp => Direction::Forward,
+            PacketKind::SynAck | PacketKind::Ack => Direction::Reverse,
+        }
+    }
+
     /// Bytes on the wire: payload, IP and TCP headers, and options.
     pub fn wire_bytes(&self) -> u32 {
         if self.kind == PacketKind::Udp {
             return crate::traffic::udp::UDP_HEADER_BYTES + self.len;
         }
         let mut options = 0;
-        if self.ts.is_some() {
+        if self.options & OPT_TIMESTAMPS != 0 {
             options += TIMESTAMP_OPTION_BYTES;
         }
         if self.sack_count > 0 {
@@ -109,10 +155,64 @@ impl Packet {
             // An experimental option (RFC 6994): kind, length, ExID and the 1-byte mark, padded.
             options += 8;
         }
-        if self.echo.is_some() {
+        if self.options & OPT_ECHO != 0 {
             // An experimental option (RFC 6994): kind, length, ExID and an 8-byte value.
             options += 12;
         }
         BASE_HEADER_BYTES + options + self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_is_128_bytes() {
+        // Above 128 bytes every copy becomes a call to `memcpy` (it was 160 bytes, and the calls
+        // were 2 % of a run's instructions); a new field has to find room in the padding.
+        assert_eq!(std::mem::size_of::<Packet>(), 128);
+    }
+
+    #[test]
+    fn optional_fields_are_set_and_cleared_independently() {
+        let mut p = Packet::default();
+        assert_eq!((p.ts(), p.echo()), (None, None));
+        // Zero is a valid value for both: presence is not read from the values.
+        p.set_ts(Some((0, 0)));
+        assert_eq!((p.ts(), p.echo()), (Some((0, 0)), None));
+        p.set_echo(Some(u64::MAX));
+        assert_eq!((p.ts(), p.echo()), (Some((0, 0)), Some(u64::MAX)));
+        p.set_ts(Some((7, 3)));
+        p.set_ts(None);
+        assert_eq!((p.ts(), p.echo()), (None, Some(u64::MAX)));
+        let p = p.with_ts(Some((5, 6)));
+        assert_eq!((p.ts(), p.echo()), (Some((5, 6)), Some(u64::MAX)));
+    }
+
+    #[test]
+    fn wire_bytes_count_each_option() {
+        let data = Packet { kind: PacketKind::Data, len: 1448, ..Packet::default() };
+        assert_eq!(data.wire_bytes(), 40 + 1448);
+        // Timestamps: 10 bytes and two NOPs.
+        assert_eq!(data.with_ts(Some((1, 2))).wire_bytes(), 40 + 12 + 1448);
+        let mut ack = Packet { kind: PacketKind::Ack, sack_count: 3, ..Packet::default() }.with_ts(Some((1, 2)));
+        // SACK: kind, length and two NOPs, 8 bytes a block; the echo option 12.
+        assert_eq!(ack.wire_bytes(), 40 + 12 + 4 + 3 * 8);
+        ack.set_echo(Some(0));
+        assert_eq!(ack.wire_bytes(), 40 + 12 + 4 + 3 * 8 + 12);
+        // MSS, SACK-permitted and window scale on the handshake.
+        assert_eq!(Packet { kind: PacketKind::SynAck, ..Packet::default() }.wire_bytes(), 40 + 12);
+    }
+
+    #[test]
+    fn direction_follows_from_the_kind() {
+        let dir = |kind| Packet { kind, ..Packet::default() }.dir();
+        assert_eq!(
+            [PacketKind::Syn, PacketKind::Data, PacketKind::Udp].map(dir),
+            [Direction::Forward; 3],
+            "what a sender or UDP source sends"
+        );
+        assert_eq!([PacketKind::SynAck, PacketKind::Ack].map(dir), [Direction::Reverse; 2], "what a receiver sends");
     }
 }

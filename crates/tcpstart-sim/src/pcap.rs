@@ -91,7 +91,7 @@ impl PcapWriter {
             return self.write(t, pkt, ip, &udp.to_bytes());
         }
         // Only the sender carries data and only the receiver acknowledges it.
-        let (local, peer, data_seq, data_ack) = match pkt.dir {
+        let (local, peer, data_seq, data_ack) = match pkt.dir() {
             Direction::Forward => (sender, receiver, pkt.seq, 0),
             Direction::Reverse => (receiver, sender, 0, pkt.ack),
         };
@@ -111,7 +111,7 @@ impl PcapWriter {
             let [hi, lo] = MSS.to_be_bytes();
             options.extend_from_slice(&[2, 4, hi, lo, NOP, NOP, 4, 2, NOP, 3, 3, WINDOW_SHIFT]);
         }
-        if let Some((val, ecr)) = pkt.ts {
+        if let Some((val, ecr)) = pkt.ts() {
             options.extend_from_slice(&[NOP, NOP, 8, 10]);
             options.extend_from_slice(&((val / 1_000_000) as u32).to_be_bytes());
             options.extend_from_slice(&((ecr / 1_000_000) as u32).to_be_bytes());
@@ -121,7 +121,7 @@ impl PcapWriter {
             options.extend_from_slice(&MARK_EXID.to_be_bytes());
             options.extend_from_slice(&[pkt.mark, NOP, NOP, NOP]);
         }
-        if let Some(echo) = pkt.echo {
+        if let Some(echo) = pkt.echo() {
             options.extend_from_slice(&[EXPERIMENTAL_KIND, 12]);
             options.extend_from_slice(&ECHO_EXID.to_be_bytes());
             options.extend_from_slice(&echo.to_be_bytes());
@@ -149,7 +149,7 @@ impl PcapWriter {
     /// Writes one record: the IP header (identification from the packet id) and the transport
     /// header; the IP identification does not enter the transport checksums.
     fn write(&mut self, t: Instant, pkt: &Packet, mut ip: Ipv4Header, transport: &[u8]) {
-        ip.identification = pkt.id as u16;
+        ip.identification = pkt.id;
         ip.header_checksum = ip.calc_header_checksum();
         let mut data = Vec::with_capacity(ip.header_len() + transport.len());
         data.extend_from_slice(&ip.to_bytes());
@@ -242,22 +242,17 @@ mod tests {
         data.chunks(4).map(|c| u32::from_be_bytes(c.try_into().unwrap())).collect()
     }
 
-    fn packet(kind: PacketKind, dir: Direction) -> Packet {
-        Packet { flow: 0x0102, kind, dir, rwnd: 1 << 20, ..Packet::default() }
+    fn packet(kind: PacketKind) -> Packet {
+        Packet { flow: 0x0102, kind, rwnd: 1 << 20, ..Packet::default() }
     }
 
     #[test]
     fn handshake_data_and_sack() {
-        let syn = Packet { ts: Some((3 * MS, 0)), ..packet(PacketKind::Syn, Direction::Forward) };
-        let synack = Packet { ts: Some((5 * MS + 1, 3 * MS)), ..packet(PacketKind::SynAck, Direction::Reverse) };
-        let data =
-            Packet { seq: 1000, len: 1000, ts: Some((4 * MS, 5 * MS)), ..packet(PacketKind::Data, Direction::Forward) };
-        let mut ack = Packet {
-            ack: 1000,
-            ts: Some((6 * MS, 4 * MS)),
-            echo: Some(7),
-            ..packet(PacketKind::Ack, Direction::Reverse)
-        };
+        let syn = packet(PacketKind::Syn).with_ts(Some((3 * MS, 0)));
+        let synack = packet(PacketKind::SynAck).with_ts(Some((5 * MS + 1, 3 * MS)));
+        let data = Packet { seq: 1000, len: 1000, ..packet(PacketKind::Data) }.with_ts(Some((4 * MS, 5 * MS)));
+        let mut ack = Packet { ack: 1000, ..packet(PacketKind::Ack) }.with_ts(Some((6 * MS, 4 * MS)));
+        ack.set_echo(Some(7));
         ack.sack[0] = (2000, 3000);
         ack.sack_count = 1;
         let sent = [syn, synack, data, ack];
@@ -309,8 +304,7 @@ mod tests {
 
     #[test]
     fn segment_mark_is_an_experimental_option() {
-        let data =
-            Packet { seq: 0, len: 1000, mark: 2, ts: Some((0, 0)), ..packet(PacketKind::Data, Direction::Forward) };
+        let data = Packet { seq: 0, len: 1000, mark: 2, ..packet(PacketKind::Data) }.with_ts(Some((0, 0)));
         let mut w = PcapWriter::new();
         w.record(Instant(0), &data);
         let recs = parse(w.into_bytes());
@@ -321,13 +315,14 @@ mod tests {
 
     #[test]
     fn sack_blocks_that_do_not_fit_are_dropped() {
-        let mut ack =
-            Packet { ack: 100, ts: Some((0, 0)), echo: Some(1), ..packet(PacketKind::Ack, Direction::Reverse) };
+        let mut ack = Packet { ack: 100, ..packet(PacketKind::Ack) }.with_ts(Some((0, 0)));
+        ack.set_echo(Some(1));
         for i in 0..MAX_SACK_BLOCKS {
             ack.sack[i] = (1000 * (i as u64 + 1), 1000 * (i as u64 + 1) + 500);
         }
         ack.sack_count = MAX_SACK_BLOCKS as u8;
-        let no_echo = Packet { echo: None, ..ack };
+        let mut no_echo = ack;
+        no_echo.set_echo(None);
         let mut w = PcapWriter::new();
         w.record(Instant(0), &ack);
         w.record(Instant(0), &no_echo);
@@ -343,13 +338,9 @@ mod tests {
 
     #[test]
     fn sequence_numbers_and_timestamps_wrap() {
-        let data = Packet {
-            seq: u32::MAX as u64,
-            len: 100,
-            ts: Some(((u32::MAX as u64 + 2) * MS, 0)),
-            ..packet(PacketKind::Data, Direction::Forward)
-        };
-        let ack = Packet { ack: (1 << 32) + 5, rwnd: u64::MAX, ..packet(PacketKind::Ack, Direction::Reverse) };
+        let data = Packet { seq: u32::MAX as u64, len: 100, ..packet(PacketKind::Data) }
+            .with_ts(Some(((u32::MAX as u64 + 2) * MS, 0)));
+        let ack = Packet { ack: (1 << 32) + 5, rwnd: u64::MAX, ..packet(PacketKind::Ack) };
         let mut w = PcapWriter::new();
         w.record(Instant(0), &data);
         w.record(Instant(0), &ack);

@@ -50,6 +50,9 @@ pub struct Simulation {
     conns: Vec<Connection>,
     /// UDP sources; packets of source `j` carry the id `conns.len() + j` in `Packet::flow`.
     pub udp: Vec<UdpSource>,
+    /// By flow or UDP source id, then `Direction as usize`: the links its packets cross, looked
+    /// up at every hop.
+    paths: Vec<[[u32; 3]; 2]>,
     /// Objects of each web page that have not completed yet.
     page_remaining: Vec<u32>,
     /// Connections finished, and UDP sources that will still send, so the end of a run without
@@ -133,6 +136,12 @@ impl Simulation {
             }
         }
         let page_remaining = scenario.pages.iter().map(|p| p.objects).collect();
+        let ends = scenario
+            .flows
+            .iter()
+            .map(|f| (f.host, f.direction))
+            .chain(udp.iter().map(|u| (u.spec.host, u.spec.direction)));
+        let paths = ends.map(|(host, data)| [route(host, data), route(host, data.flip())]).collect();
         let captures = links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         Simulation {
             captures,
@@ -145,6 +154,7 @@ impl Simulation {
             pool: PacketPool::default(),
             conns,
             udp,
+            paths,
             page_remaining,
             finished: 0,
             udp_active,
@@ -229,21 +239,14 @@ impl Simulation {
             None => self.udp_active -= 1,
         }
         self.udp_in_network += 1;
-        let pkt = Packet { kind: PacketKind::Udp, len, created: now, ..Packet::default() };
+        let pkt = Packet { kind: PacketKind::Udp, len, ..Packet::default() };
         let id = (self.conns.len() + source as usize) as u32;
         self.send_from_host(now, Direction::Forward, id, pkt);
     }
 
     /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
     fn path(&self, id: u32, dir: Direction) -> [u32; 3] {
-        let (host, data) = match self.scenario.flows.get(id as usize) {
-            Some(f) => (f.host, f.direction),
-            None => {
-                let u = &self.udp[id as usize - self.conns.len()].spec;
-                (u.host, u.direction)
-            }
-        };
-        route(host, if dir == Direction::Forward { data } else { data.flip() })
+        self.paths[id as usize][dir as usize]
     }
 
     /// A connection has just finished: free what it no longer needs, and start the next web
@@ -318,9 +321,10 @@ impl Simulation {
     }
 
     fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, mut pkt: Packet) {
-        pkt.id = self.counters.created;
+        debug_assert_eq!(pkt.dir(), dir, "{:?} sent the wrong way", pkt.kind);
+        // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
+        pkt.id = self.counters.created as u16;
         pkt.flow = flow;
-        pkt.dir = dir;
         pkt.hop = 0;
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
@@ -458,7 +462,7 @@ impl Simulation {
         self.counters.propagating -= 1;
         let pkt = self.pool.get_mut(slot);
         pkt.hop += 1;
-        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir);
+        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir());
         let path = self.path(flow, dir);
         if hop < path.len() {
             self.offer(now, path[hop], slot);
@@ -515,5 +519,27 @@ impl Simulation {
 fn schedule_page(events: &mut EventQueue, scenario: &Scenario, page: &crate::traffic::web::Page, at: Instant) {
     for flow in page.first_flow..page.first_flow + page.objects {
         events.schedule(at + scenario.flows[flow as usize].start, Event::FlowStart { flow });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_follow_each_flows_host_pair_and_direction() {
+        let scenario = crate::scenario::from_json(
+            r#"{"duration": "1s", "network": {"rate": "10Mbps", "rtt": "40ms", "hosts": 2},
+                "flows": [{"host": 1}, {"host": 0, "direction": "reverse"}],
+                "udp": [{"rate": "1Mbps", "host": 1, "direction": "reverse"}]}"#,
+        )
+        .unwrap();
+        let sim = Simulation::new(scenario);
+        // Links: 0 bottleneck, 1 bottleneck_rev, then per pair i: 2 + 4i sender_out,
+        // 3 + 4i sender_in, 4 + 4i receiver_in, 5 + 4i receiver_out.
+        let (fwd, rev) = (Direction::Forward, Direction::Reverse);
+        assert_eq!([sim.path(0, fwd), sim.path(0, rev)], [[6, 0, 8], [9, 1, 7]], "forward flow on pair 1");
+        assert_eq!([sim.path(1, fwd), sim.path(1, rev)], [[5, 1, 3], [2, 0, 4]], "reverse flow on pair 0");
+        assert_eq!(sim.path(2, fwd), [9, 1, 7], "reverse UDP source on pair 1");
     }
 }

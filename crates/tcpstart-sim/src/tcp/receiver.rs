@@ -89,7 +89,7 @@ impl Receiver {
 
     /// Handles an arriving SYN or data segment; returns the ACK (or SYN-ACK) to send now, if any.
     pub fn on_packet(&mut self, now: Instant, pkt: &Packet) -> Option<Packet> {
-        if let Some((tsval, _)) = pkt.ts {
+        if let Some((tsval, _)) = pkt.ts() {
             // Echo the segment that covers the last byte acknowledged, so a delayed ACK reports
             // the earliest unacknowledged segment's time (RFC 7323 4.3).
             if pkt.seq <= self.last_ack_sent {
@@ -97,7 +97,7 @@ impl Receiver {
             }
         }
         if pkt.kind == PacketKind::Syn {
-            self.ts_recent = pkt.ts.map_or(0, |t| t.0);
+            self.ts_recent = pkt.ts().map_or(0, |t| t.0);
             let mut synack = self.ack_packet(now);
             synack.kind = PacketKind::SynAck;
             return Some(synack);
@@ -171,15 +171,14 @@ impl Receiver {
         self.quickacks_left = self.quickacks_left.saturating_sub(1);
         self.last_ack_sent = self.rcv_nxt;
         let mut ack = self.ack_packet(now);
-        ack.echo = self.pending_echo.take();
+        ack.set_echo(self.pending_echo.take());
         ack
     }
 
     fn ack_packet(&self, now: Instant) -> Packet {
-        let mut p =
-            Packet { kind: PacketKind::Ack, ack: self.rcv_nxt, rwnd: self.window(), created: now, ..Packet::default() };
+        let mut p = Packet { kind: PacketKind::Ack, ack: self.rcv_nxt, rwnd: self.window(), ..Packet::default() };
         if self.cfg.timestamps {
-            p.ts = Some((now.0 + self.clock_offset, self.ts_recent));
+            p.set_ts(Some((now.0 + self.clock_offset, self.ts_recent)));
         }
         if self.cfg.sack && !self.ooo.is_empty() {
             // Room for four blocks, three when the timestamp option takes its 12 bytes.
@@ -210,7 +209,7 @@ mod tests {
     }
 
     fn data(seq: u64) -> Packet {
-        Packet { kind: PacketKind::Data, seq, len: 1000, ts: Some((seq, 0)), ..Packet::default() }
+        Packet { kind: PacketKind::Data, seq, len: 1000, ..Packet::default() }.with_ts(Some((seq, 0)))
     }
 
     #[test]
@@ -220,7 +219,7 @@ mod tests {
         assert_eq!(r.delack_deadline, Some(Instant(0) + Duration::from_millis(200)));
         let ack = r.on_packet(Instant(10), &data(1000)).unwrap();
         assert_eq!(ack.ack, 2000);
-        assert_eq!(ack.ts.unwrap().1, 0, "echoes the earliest unacknowledged segment");
+        assert_eq!(ack.ts().unwrap().1, 0, "echoes the earliest unacknowledged segment");
         assert!(r.on_packet(Instant(20), &data(2000)).is_none());
         let ack = r.on_delack_timer(Instant(300)).unwrap();
         assert_eq!(ack.ack, 3000);
@@ -286,10 +285,10 @@ mod tests {
         let mut r = Receiver::new(cfg(true), 0, pair_hook());
         assert!(r.on_packet(Instant(0), &marked(0, 1)).is_none());
         let ack = r.on_packet(Instant(7_772_000), &marked(1000, 2)).unwrap();
-        assert_eq!((ack.ack, ack.echo), (2000, Some(7_772)));
+        assert_eq!((ack.ack, ack.echo()), (2000, Some(7_772)));
         // The echo is sent once.
         r.on_packet(Instant(8_000_000), &data(2000));
-        assert_eq!(r.on_packet(Instant(9_000_000), &data(3000)).unwrap().echo, None);
+        assert_eq!(r.on_packet(Instant(9_000_000), &data(3000)).unwrap().echo(), None);
     }
 
     #[test]
@@ -299,16 +298,16 @@ mod tests {
         let mut r = Receiver::new(cfg(true), 0, pair_hook());
         r.on_packet(Instant(0), &data(0));
         let ack = r.on_packet(Instant(1_000), &marked(1000, 1)).unwrap();
-        assert_eq!((ack.ack, ack.echo), (2000, None));
+        assert_eq!((ack.ack, ack.echo()), (2000, None));
         assert!(r.on_packet(Instant(501_000), &marked(2000, 2)).is_none());
         let ack = r.on_delack_timer(Instant(200_501_000)).unwrap();
-        assert_eq!((ack.ack, ack.echo), (3000, Some(500)));
+        assert_eq!((ack.ack, ack.echo()), (3000, Some(500)));
     }
 
     #[test]
     fn receiver_timestamps_use_its_own_clock() {
         let mut r = Receiver::new(cfg(false), 5_000, None);
         let ack = r.on_packet(Instant(100), &data(0)).unwrap();
-        assert_eq!(ack.ts, Some((5_100, 0)));
+        assert_eq!(ack.ts(), Some((5_100, 0)));
     }
 }

@@ -18,7 +18,7 @@ use tcpstart_cc::{
     RecoveryExitEvent, RtoEvent, SentEvent,
 };
 
-use crate::packet::{Direction, Packet, PacketKind};
+use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
 use crate::tcp::prr::Prr;
@@ -216,14 +216,7 @@ impl Sender {
     fn send_syn(&mut self, now: Instant, out: &mut Vec<Packet>) {
         self.syn_sent_at = self.clock(now);
         let ts = self.cfg.timestamps.then_some((self.syn_sent_at.0, 0));
-        out.push(Packet {
-            flow: self.flow,
-            kind: PacketKind::Syn,
-            dir: Direction::Forward,
-            ts,
-            created: now,
-            ..Packet::default()
-        });
+        out.push(Packet { flow: self.flow, kind: PacketKind::Syn, ..Packet::default() }.with_ts(ts));
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
@@ -240,7 +233,7 @@ impl Sender {
         self.state = State::Established;
         self.stats.established_at = Some(now);
         self.rwnd = pkt.rwnd;
-        self.peer_tsval = pkt.ts.map_or(0, |t| t.0);
+        self.peer_tsval = pkt.ts().map_or(0, |t| t.0);
         // Karn's rule applies to the handshake too: a retransmitted SYN gives no sample.
         let clock = self.clock(now);
         let handshake_rtt = (!self.syn_retransmitted).then(|| clock - self.syn_sent_at);
@@ -259,7 +252,7 @@ impl Sender {
     fn on_ack(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
         let clock = self.clock(now);
         self.rwnd = pkt.rwnd;
-        if let Some((tsval, _)) = pkt.ts {
+        if let Some((tsval, _)) = pkt.ts() {
             self.peer_tsval = tsval;
         }
         let mut newly_sacked = 0;
@@ -287,7 +280,7 @@ impl Sender {
             self.limited_transmit_bytes = 0;
             // RFC 7323 RTTM: with timestamps every advancing ACK gives a sample, retransmission
             // or not; without them, Karn's rule admits only never-retransmitted segments.
-            rtt_sample = match pkt.ts {
+            rtt_sample = match pkt.ts() {
                 Some((_, tsecr)) if self.cfg.timestamps => Some(clock - Instant(tsecr)),
                 _ => acked.rtt_send_time.map(|sent| clock - sent),
             };
@@ -306,7 +299,7 @@ impl Sender {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
-        let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts.is_some());
+        let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
         let rate = self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt);
         let window_before = self.window();
         let ev = AckEvent {
@@ -322,8 +315,8 @@ impl Sender {
             cwnd_limited: prior_in_flight + self.cfg.mss as u64 > window_before || self.recently_window_blocked(now),
             snd_una: self.snd_una,
             snd_nxt: self.snd_max,
-            timestamps: pkt.ts.map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
-            receiver_echo: pkt.echo,
+            timestamps: pkt.ts().map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
+            receiver_echo: pkt.echo(),
             rate: Some(rate),
         };
         self.with_cc(now, |cc| cc.on_ack(&ev));
@@ -612,17 +605,15 @@ impl Sender {
         let pkt = Packet {
             flow: self.flow,
             kind: PacketKind::Data,
-            dir: Direction::Forward,
             seq,
             len,
             ack: 0,
             rwnd: self.cfg.rcv_buf,
-            ts: self.cfg.timestamps.then_some((clock.0, self.peer_tsval)),
             retransmission,
             mark,
-            created: now,
             ..Packet::default()
-        };
+        }
+        .with_ts(self.cfg.timestamps.then_some((clock.0, self.peer_tsval)));
         self.stats.segments_sent += 1;
         let bytes_in_flight = self.board.bytes_in_flight();
         let app_limited = self.rate.is_app_limited();
