@@ -262,6 +262,39 @@ SCALABLE_H_NOTE = (
     "1.816 s against ns-3's 1.802 s (6 recoveries, no timeout)"
 )
 NOTES: dict[tuple[str, str], str] = {
+    ("BIC", "I"): (
+        "D4 starts it, D9 makes it last. Same first loss (4.217 s); ns-3's second recovery "
+        "(5.12-5.84 s) ends in a timeout (timer restarted at the first partial ACK only), a third "
+        "recovery in a second one (6.79 s). ns-3's BIC keeps W_max through its timeouts and shrinks "
+        "it by fast convergence (x 0.8) at each loss: 1118, 716, then 288 segments, where Linux "
+        "resets BIC on a timeout (D9 (b), (c)). From 8 s on ns-3's window creeps past W_max = 288 "
+        "segments at about 0.2 segments per RTT (cnt = w x smooth_part / B = 1420 segments per "
+        "segment of growth, without Linux's halving for delayed ACKs, D9 (a)) and is at 291 segments "
+        "at 25 s, 59 % of the 496-packet BDP. tcpstart's second recovery lasts 815 ms too but "
+        "completes under Linux's timer; it recovers 5 times without a timeout and holds 615-694 "
+        "segments from 7 s on. With ns-3's timer imitated tcpstart times out at 5.13 s and still "
+        "reaches 17.1 Mbit/s against ns-3's 10.7"
+    ),
+    ("NewReno", "M"): (
+        "the completion is set by the second flow, whose initial window meets the first flow's "
+        "overflowing queue on both sides: one timeout (ns-3 at 2.21 s), then Reno growth at 300 ms "
+        "from a small ssthresh for some 15 s, alike on both sides (within 0.1 %). The cwnd distance "
+        "(0.45) is the first flow between 2.5 and 7 s: ns-3's recovers a second time at 2.52 s and "
+        "times out at 2.78 s (cwnd 1 segment), tcpstart's recovers once (1.64-2.55 s) and keeps 65 "
+        "segments; ns-3's second recovery was not traced"
+    ),
+    ("NewReno", "G"): (
+        "the two part at the first overflow of the 17-packet queue: both send the same segments at "
+        "the same instants, in back-to-back pairs 12 us apart on the access link, but ns-3 drops the "
+        "first segment of the pair and tcpstart the second (seq 93440 at 0.124697 s vs 94900 at "
+        "0.12471 s, and so on through the burst; with 16 or 18 packets the same one-segment shift). "
+        "ns-3's burst therefore ends with three duplicate ACKs and tcpstart's with two: ns-3 enters "
+        "recovery at 0.170 s and halves again at 0.29 s, tcpstart waits a round trip (0.201 s) and "
+        "halves once. The congestion-avoidance sawtooth then has the same 4.06 s period on both "
+        "sides, shifted by 0.9 s (losses at 6.57, 10.63, 14.68 s vs 7.47, 11.57, 15.67 s): goodput "
+        "within 3.2 %, cwnd distance 0.26. Why ns-3's queue is one packet fuller at that instant was "
+        "not traced (not a tie between simultaneous events: a 1 ns access delay changes nothing)"
+    ),
     ("Scalable", "H"): SCALABLE_H_NOTE,
     ("Scalable", "N"): SCALABLE_H_NOTE,
     ("LinuxReno", "H"): H_NOTE,
