@@ -262,6 +262,24 @@ SCALABLE_H_NOTE = (
     "1.816 s against ns-3's 1.802 s (6 recoveries, no timeout)"
 )
 NOTES: dict[tuple[str, str], str] = {
+    ("BIC", "A"): (
+        "D10 (a) and D9 (a) in congestion avoidance, then timeouts at a 14-segment window: tcpstart "
+        "enters its first recovery with 15 segments (ns-3 14), so W_max is one segment higher, and "
+        "with delayed ACKs its (Linux's) BIC grows twice as fast through max probing: 18 segments at "
+        "3.0 s, above the path's 16.5 (BDP + queue), a loss at 3.2 s, and that recovery ends in two "
+        "timeouts (3.41, 3.85 s). ns-3's window is at 17.2 segments from 3.0 s until the transfer "
+        "ends (4.40 s) and it loses nothing after its first recovery"
+    ),
+    ("CUBIC", "E"): (
+        "one packet at the end of the slow-start overshoot, then D4: ns-3 loses the last two "
+        "segments it sends before its recovery (seq 686200 and 689120 at 0.6517 and 0.6523 s), which "
+        "tcpstart sends at the same instants and delivers. ns-3 retransmits them at 0.778 s into a "
+        "queue that is full again, loses both retransmissions (tcpstart's queue overflows on new "
+        "data at that moment, 824900 and 826360), and only its retransmission timer, restarted at "
+        "the first partial ACK only, repairs them: a timeout at 0.980 s, cwnd to 1 segment. tcpstart "
+        "recovers twice without a timeout. The same one-packet offset of the queue at an overflow "
+        "as in NewReno G (ack-per-segment cases), not traced to its source"
+    ),
     ("BIC", "I"): (
         "D4 starts it, D9 makes it last. Same first loss (4.217 s); ns-3's second recovery "
         "(5.12-5.84 s) ends in a timeout (timer restarted at the first partial ACK only), a third "
@@ -293,7 +311,8 @@ NOTES: dict[tuple[str, str], str] = {
         "halves once. The congestion-avoidance sawtooth then has the same 4.06 s period on both "
         "sides, shifted by 0.9 s (losses at 6.57, 10.63, 14.68 s vs 7.47, 11.57, 15.67 s): goodput "
         "within 3.2 %, cwnd distance 0.26. Why ns-3's queue is one packet fuller at that instant was "
-        "not traced (not a tie between simultaneous events: a 1 ns access delay changes nothing)"
+        "not traced (not a tie between simultaneous events: moving ns-3's access delay from 0 to 1 ns "
+        "or 6 us changes nothing)"
     ),
     ("Scalable", "H"): SCALABLE_H_NOTE,
     ("Scalable", "N"): SCALABLE_H_NOTE,
