@@ -266,7 +266,7 @@ NOTES: dict[tuple[str, str], str] = {
         "D10 (a) and D9 (a) in congestion avoidance, then timeouts at a 14-segment window: tcpstart "
         "enters its first recovery with 15 segments (ns-3 14), so W_max is one segment higher, and "
         "with delayed ACKs its (Linux's) BIC grows twice as fast through max probing: 18 segments at "
-        "3.0 s, above the path's 16.5 (BDP + queue), a loss at 3.2 s, and that recovery ends in two "
+        "3.0 s, above the path's 16.3 (BDP + queue), a loss at 3.2 s, and that recovery ends in two "
         "timeouts (3.41, 3.85 s). ns-3's window is at 17.2 segments from 3.0 s until the transfer "
         "ends (4.40 s) and it loses nothing after its first recovery"
     ),
