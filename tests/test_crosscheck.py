@@ -62,11 +62,21 @@ def test_both_sides_get_the_same_knobs() -> None:
     assert scn["tcp"]["mss"] == int(args["mss"]) and scn["tcp"]["initial_window"] == int(args["iw"])
     assert scn["tcp"]["rto_min"] == args["minRto"] and scn["tcp"]["delack_timeout"] == args["delAckTimeout"]
     assert (scn["tcp"]["delack_count"], args["delAckCount"]) == (2, "2")
-    assert (scn["tcp"]["recovery"], args["recovery"]) == ("prr", "TcpPrrRecovery")
-    assert scn["tcp"]["rto_restart"] == "first_partial_ack"  # ns-3's m_isFirstPartialAck rule (D4)
+    # RFC 6675 recovery without PRR on both sides (D3); each side keeps its own timer rule (D4).
+    assert (scn["tcp"]["recovery"], args["recovery"]) == ("rfc6675", "TcpClassicRecovery")
+    assert scn["tcp"]["rto_restart"] == "every_ack"
     assert len(scn["flows"]) == int(args["flows"])
     # ns-3 adds a 2-byte PPP header to every 1512-byte data segment; its rate is scaled to match.
     assert int(args["rate"][:-3]) == round(case.rate_mbps * 1e6 * 1514 / 1512)
+
+
+def test_ns3_bic_and_scalable_get_linux_constants() -> None:
+    """ns-3's defaults SmoothPart 5 and AIFactor 50 depart from Linux's smooth_part 20 and
+    TCP_SCALABLE_AI_CNT 100 (D9); the cross-check sets Linux's values."""
+    case = MATRIX[0]
+    attrs = {a.label: ns3_args(case, a) for a in ALGORITHMS}
+    assert "--ns3::TcpBic::SmoothPart=20" in attrs["BIC"]
+    assert "--ns3::TcpScalable::AIFactor=100" in attrs["Scalable"]
 
 
 def test_missing_ns3_is_reported_with_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,7 +58,9 @@ def classify(c: Comparison) -> str:
             f"{_s(b.first_loss_time)} s / {_kb(b.first_loss_cwnd)} KB){' - D7' if c.algo.tcpstart == 'cubic' else ''}"
         )
     if (a.fast_recoveries, a.timeouts) != (b.fast_recoveries, b.timeouts):
-        return "same first loss, then loss recovery diverges (recoveries/timeouts differ): D3/D4/D6, not traced"
+        # ns-3's BIC also grows differently after a loss (D9).
+        also = ", D9" if c.algo.tcpstart == "bic" else ""
+        return f"same first loss, then loss recovery diverges (recoveries/timeouts differ): D3/D4/D6{also}, not traced"
     return "same first loss and as many recoveries and timeouts; the windows part within recoveries (D2/D3), not traced"
 
 
@@ -190,7 +192,7 @@ def write_report(results: list[Comparison], md_path: Path, img_dir: Path, comman
     out += [
         "",
         "A case outside the tolerance carries either an explanation traced through both runs' "
-        "packet logs, naming the model differences D1-D8 below, or - marked *auto* - the stage at "
+        f"packet logs, naming the model differences D1-D{len(DIFFERENCES)} below, or - marked *auto* - the stage at "
         "which the two runs part, read from the counters (start-up before the first loss, or loss "
         "recovery after the same first loss); those were not traced one by one.",
         "",
