@@ -121,7 +121,10 @@ DIFFERENCES = {
         "segment more in the slow-start overshoot (167 vs 166 drops; ns-3 delivered that segment), "
         "repairs it at 3.135 s and would leave recovery at 3.435 s, where ns-3 leaves at 3.279 s; "
         "the timer armed at the first partial ACK fires at 3.402 s (goodput -31 %). With Linux's "
-        "rule tcpstart completes the recovery and the case agrees within 0.1 %.",
+        "rule tcpstart completes the recovery and the case agrees within 0.1 %. Rows that this rule "
+        "alone moves within 5 % with ns-3's rule imitated, each with ns-3's recoveries and timeouts "
+        "at ns-3's instants: LinuxReno (abc=2) J (+2.8 %) and L (-1.4 %), Scalable L (+2.6 %) and M "
+        "(+0.15 %).",
     ),
     "D5": (
         "No window growth on the ACK that ends ns-3's loss state",
@@ -194,7 +197,13 @@ DIFFERENCES = {
         "8. What remains is code, not a knob: "
         "ns-3's BIC (a) has no delayed-ACK compensation (Linux divides cnt by the measured packets "
         "per ACK, so with delayed ACKs its BIC grows twice as fast per RTT in congestion avoidance as "
-        "ns-3's); (b) sets W_max to beta x cwnd = 0.8 cwnd on fast convergence instead of "
+        "ns-3's; and without delayed ACKs nearly as much: that estimate starts at 2 packets per ACK "
+        "(`2 << ACK_RATIO_SHIFT` = 32 in `bictcp_reset`) and its update `delayed_ack += pkts_acked - "
+        "(delayed_ack >> 4)` with one packet per ACK takes it to 31 and leaves it there (31 + 1 - 1), "
+        "so Linux's cnt is 16/31 of ns-3's: in BIC B, 5 Mbit/s with one ACK per segment (413 ACKs/s), "
+        "both sides hold cwnd 15-18 segments below W_max = 19 with cnt = 80 (cwnd x smooth_part / B), "
+        "and tcpstart (Linux) adds a segment every 0.1 s (41 ACKs), ns-3 every 0.2 s (81 ACKs): "
+        "15.2 -> 20.2 segments from 0.3 to 0.8 s against 16.2 -> 18.2); (b) sets W_max to beta x cwnd = 0.8 cwnd on fast convergence instead of "
         "(1 + beta) / 2 x cwnd = 0.9 cwnd; (c) keeps W_max across a timeout (no `CongestionStateSet`; "
         "Linux's `bictcp_state` resets BIC on entering TCP_CA_Loss); (d) grows only after more than "
         "cnt segments (`m_cWndCnt > cnt`, Linux `>=`) and recomputes cnt on every ACK (Linux: when "
@@ -229,6 +238,18 @@ DIFFERENCES = {
         "packet decides whether a retransmission is lost, so the remaining loss-recovery rows "
         "move either way with any one-packet change (as LinuxReno H with the queue one packet "
         "longer or shorter, D3).",
+    ),
+    "D11": (
+        "HighSpeed's additive increase per ACK or per segment",
+        "Linux's `hstcp_cong_avoid` adds a(w) = ai + 1 to its counter once per ACK, whatever the ACK "
+        "covers, and tcpstart does the same (docs/algorithms/highspeed.md); ns-3's "
+        "`TcpHighSpeed::CongestionAvoidance` adds `segmentsAcked * coeffA` (read in ns-3's "
+        "tcp-highspeed.cc). With delayed ACKs ns-3's HighSpeed therefore grows twice as fast in "
+        "congestion avoidance as Linux's: in HighSpeed I (a(w) = 6 between 496 and 663 segments) "
+        "from 5.3 to 20 s tcpstart goes from 496 to 613 segments (8 per second), ns-3 from 500 to "
+        "743 (16.5 per second). ns-3 departs from Linux here; the RFC 3649 text (w = w + a(w)/w per "
+        "ACK) predates delayed-ACK counting and does not decide it. Without delayed ACKs the two "
+        "agree. ns-3's ssthresh is also b(w) of BytesInFlight (D2), Linux's of cwnd.",
     ),
 }
 
@@ -417,4 +438,189 @@ NOTES: dict[tuple[str, str], str] = {
         "ACKs, which the 200 ms delayed-ACK timer otherwise holds on one side only (D1)"
     ),
     ("BBR", "F"): "as LinuxReno F (D6; +15% before)",
+    ("LinuxReno (abc=2)", "I"): (
+        "D3 (one packet decides whether the first recovery ends in a timeout), then this row's own "
+        "configuration difference (L = 2 against ns-3's unlimited byte count). Same first loss "
+        "(2.708 s, 1135 segments); tcpstart's recovery times out at 4.055 s, ns-3 recovers a second "
+        "time at 3.611 s (567 -> 283.5 segments) and never times out. With the queue at 247 or 249 "
+        "packets instead of 248 ns-3 times out as well (1 recovery, 1 timeout) and reaches 11.75 / "
+        "11.78 Mbit/s, as tcpstart's abc = 0 row does (11.72). After the timeout the ACKs that fill "
+        "the holes cover hundreds of SACKed segments: ns-3 (and abc = 0) count them all, jump from 5 "
+        "to 569 segments by 5.0 s, overshoot and halve again (5.45 s, 285 segments, where ns-3 "
+        "sits from 3.61 s on); with L = 2 tcpstart counts 2 segments per ACK, reaches 572 segments "
+        "at 8 s without a loss and holds 572-632 segments to the end (ns-3: 283-372): +37.9 %"
+    ),
+    ("LinuxReno (abc=2)", "J"): (
+        "D4: the first flow's recovery of the slow-start overshoot (0.821 s, 330 segments on both "
+        "sides) outlasts one RTO after its first partial ACK; ns-3 times out at 1.243 s, tcpstart "
+        "(timer restarted on every ACK) recovers on and times out only at 1.638 s, and its second "
+        "flow recovers at 1.024 s where ns-3's times out at 1.170 s. With ns-3's timer rule imitated "
+        "(`tcp.rto_restart = \"first_partial_ack\"`) the first flow times out at 1.246 s and the "
+        "case completes in 11.085 s against ns-3's 10.788 s (+2.8 %, 2 recoveries and 2 timeouts "
+        "against 1 and 2)"
+    ),
+    ("LinuxReno (abc=2)", "L"): (
+        "D4: the first flow's recovery of its slow-start overshoot (2.004 s, 2104 segments) outlasts "
+        "one RTO after its first partial ACK; ns-3 times out at 2.610 s, tcpstart at 2.884 s, and "
+        "the flows' later losses fall differently. With ns-3's timer rule imitated "
+        "(`tcp.rto_restart = \"first_partial_ack\"`) tcpstart times out at 2.610 s as well, has "
+        "ns-3's 4 recoveries and 3 timeouts and 40.4 Mbit/s against 41.0 (-1.4 %)"
+    ),
+    ("HighSpeed", "I"): (
+        "D11, then D4. Same first loss (4.217 s, 1119 segments) and second recovery (5.23 / 5.12 s, "
+        "to 496 / 500 segments). From there both windows exceed the 496-packet BDP, so the link is "
+        "full on both sides, but ns-3's HighSpeed grows twice as fast (D11: 16.5 against 8 segments "
+        "per second): it reaches the 744-packet path (BDP + queue) at 20.6 s, recovers (752 -> 494 "
+        "segments) and times out at 21.06 s (cwnd 1 segment, 120 segments at 22 s, 341 at 25 s); "
+        "tcpstart is at 691 segments at 30 s and loses nothing after 5.2 s. With ns-3's timer rule "
+        "imitated tcpstart times out in its second recovery (5.13 s) and reaches 16.0 Mbit/s "
+        "against ns-3's 15.5"
+    ),
+    ("Scalable", "M"): (
+        "D4: the first flow's recovery of its slow-start overshoot outlasts one RTO after its first "
+        "partial ACK and ends in a timeout in ns-3 (2.393 s, 112 segments to 1), not in tcpstart; "
+        "ns-3's second flow then times out twice more (4.96, 5.32 s). With ns-3's timer rule "
+        "imitated (`tcp.rto_restart = \"first_partial_ack\"`) tcpstart's first flow times out at "
+        "2.394 s and the case completes in 18.723 s against ns-3's 18.695 s (+0.15 %)"
+    ),
+    ("Scalable", "L"): (
+        "D4: the first flow's recovery of its slow-start overshoot (3.046 s, same cwnd on both "
+        "sides) ends in a timeout on both sides, ns-3's at 3.650 s (timer from the first partial ACK) "
+        "and tcpstart's at 3.777 s, and the three flows' later losses fall differently (ns-3's first "
+        "flow then holds 10-60 segments, tcpstart's regrows to 771). With ns-3's timer rule imitated "
+        "tcpstart's first flow times out at 3.650 s as ns-3's, it has ns-3's 19 recoveries and 7 "
+        "timeouts and 37.9 Mbit/s against 37.0 (+2.6 %)"
+    ),
+    ("Scalable", "A"): (
+        "D3, one packet decides: after the same first loss (0.350 s) ns-3's recoveries end in two "
+        "timeouts (4.04, 4.46 s), tcpstart's in one (4.03 s). With the 8-packet queue one packet "
+        "shorter or longer the case agrees: 4.760 vs 4.816 s (-1.2 %) with 7 packets, 5.200 vs "
+        "5.158 s (+0.8 %) with 9"
+    ),
+    ("CUBIC", "A"): (
+        "D3, one packet decides: same first loss (0.350 s; cwnd 19 vs 17 segments); ns-3's second "
+        "recovery (3.036 s) ends in a timeout at 3.207 s "
+        "(15 retransmissions for 5 drops), tcpstart's recoveries (0.35, 1.75, 4.26 s) have none. With "
+        "the 8-packet queue one packet shorter or longer both sides time out once and the sign "
+        "flips: 4.987 vs 4.740 s (+5.2 %) with 7 packets, 4.497 vs 4.672 s (-3.7 %) with 9"
+    ),
+    ("CUBIC", "G"): (
+        "as NewReno G: the first overflow of the 17-packet queue drops one segment later in "
+        "tcpstart, so ns-3 enters recovery at 0.170 s and halves a second time at 0.287 s (74 -> 51 "
+        "-> 35 segments, W_max 51), tcpstart once at 0.201 s (75 -> 52, W_max 75). Below the "
+        "165-packet BDP ns-3's CUBIC then starts its growth from the smaller window; the later "
+        "congestion-avoidance losses come at 10.11, 13.42, 17.77 s (ns-3) and 10.42, 14.31, 18.21 s "
+        "(tcpstart) at 184-186 segments on both sides"
+    ),
+    ("CUBIC", "C"): (
+        "a lost timeout retransmission. Same first loss (0.0758 s, 53 -> 37 segments on both sides, "
+        "over a 25-packet path): both recoveries end in a timeout, ns-3's at 0.3073 s, tcpstart's at "
+        "0.3291 s. ns-3's retransmission of the hole (seq "
+        "115340) is delivered and it leaves the loss state at 0.356 s; tcpstart's recovery kept the "
+        "queue overflowing to the end (drops at 0.303, 0.315 s, where ns-3's queue dropped nothing "
+        "after 0.26 s), its timeout retransmission of the same segment is dropped at the full queue "
+        "(0.3291 s) and only a second, backed-off timeout at 0.738 s repairs it: 0.41 s at 1 "
+        "segment. After that both sides run the same sawtooth (27 -> 18 segments, the link busy "
+        "throughout). Not a one-packet edge: with 16 or 18 packets the same (4.60 vs 4.19 s). Why "
+        "tcpstart's recovery sends about one segment more per 20 ms than ns-3's was not traced (D3)"
+    ),
+    ("Scalable", "C"): (
+        "as CUBIC C, a lost timeout retransmission: after the same first loss (0.095 s, 40 "
+        "segments) ns-3's second recovery ends in a timeout at 0.381 s and it leaves the loss state "
+        "at 0.423 s; tcpstart's times out at 0.426 s into a queue it still overflows (drops at "
+        "0.370, 0.405 s), its retransmission of the hole (seq 216080) is dropped and a second "
+        "timeout is needed: slow start until 0.926 s. Then both run a sawtooth with the link busy "
+        "(ns-3 27 -> 21 segments, its ssthresh 7/8 of BytesInFlight, D9; tcpstart 27.5 -> 24). Not "
+        "a one-packet edge: with 16 or 18 packets the same (4.58-4.61 vs 4.17-4.20 s)"
+    ),
+    ("BIC", "E"): (
+        "as CUBIC E, to the same segments: ns-3 loses the last two segments it sends before its "
+        "recovery (seq 686200 and 689120 at 0.6517 and 0.6523 s), which tcpstart sends at the same "
+        "instants and delivers; ns-3 retransmits them at 0.778 s into a full queue, loses both, and "
+        "its recovery, unable to advance past 686200, ends in a timeout at 0.980 s (D4). tcpstart "
+        "leaves its recovery at 0.929 s and repairs the three new segments lost at 0.76 s (on both "
+        "sides) in a second recovery (0.931 s) without a timeout. The same with the queue at 40 or "
+        "42 packets (-17 %, -18 %)"
+    ),
+    ("BIC", "B"): (
+        "D9 (a), then one packet at the end of the transfer. After the same first loss (0.130 s, 19 "
+        "-> 15.2 segments) tcpstart's (Linux's) BIC grows twice as fast below W_max (D9 (a): a "
+        "segment per 0.1 s against 0.2 s) and meets the 24.5-packet path more often (5 recoveries "
+        "against 2); ns-3 times out at 3.676 s (26.4 segments to 1), 42 ms before its last byte. "
+        "With the queue at 7 or 9 packets neither side times out and the case agrees (-1.6 %, 0.0 %)"
+    ),
+    ("BIC", "D"): (
+        "D4 starts it, D9 makes it last, as BIC I. Same first loss (2.581 s) and second recovery "
+        "(3.38 / 3.45 s, 398 -> 318 segments); ns-3's second recovery ends in a timeout at 4.032 s, "
+        "a third recovery in another at 4.876 s. ns-3's window then holds 114-133 segments from 6 to "
+        "15 s (BDP 165: the link underused) and creeps up (W_max kept through the timeouts and "
+        "shrunk by fast convergence, no delayed-ACK compensation: D9 (a)-(c)); tcpstart's holds "
+        "273-334 segments without a timeout. With ns-3's timer rule imitated tcpstart times out too "
+        "(3.40 and 16.83 s) and reaches 8.81 against ns-3's 7.65 Mbit/s (+15 %)"
+    ),
+    ("BIC", "J"): (
+        "D4, then D9 (a). Both flows' recoveries of the slow-start overshoot end in timeouts on "
+        "both sides, ns-3's earlier (1.821 / 1.673 s against 2.124 / 1.728 s: its timer restarted at "
+        "the first partial ACK only). Regrowing, tcpstart's BIC (Linux's delayed-ACK compensation) "
+        "overshoots the 166-packet path again at 3.26-3.73 s (flows at 185 and 45 segments), ns-3's "
+        "not until 7.74 s; ns-3's first flow finishes at 5.16 s, tcpstart's at 10.85 s. One packet "
+        "of queue moves the result: +5.0 % with 82 packets, +0.3 % with 84"
+    ),
+    ("BIC", "M"): (
+        "the first flow's second recovery after the slow-start overshoot ends in a timeout in ns-3 "
+        "(2.393 s, 104 segments to 1), not in tcpstart (2.464 s, 104.8 -> 83.8). ns-3's first flow "
+        "slow-starts back to 67 segments by 5 s and overflows the 25-packet queue, where ns-3's "
+        "second flow (8, then 5 segments) times out twice more (4.65, 4.97 s); tcpstart's second "
+        "flow grows undisturbed. After the first flow ends ns-3's second flow grows to 165 segments, "
+        "above the 149-packet path, loses at 13.28 s and times out at 13.64 s, 0.29 s before its "
+        "last byte. With the queue at 24 or 26 packets the difference stays (-11 %, -10 %); with "
+        "ns-3's timer rule imitated tcpstart has 4 timeouts (ns-3 5) and completes 9.7 % later than "
+        "ns-3: the recovery histories stay apart (D3, D4, D9 (a))"
+    ),
+    ("BBR", "J"): (
+        "two BBR flows (cwnd 2 x BDP) in a 1-BDP queue lose heavily on both sides (532 / 400 drops) "
+        "and time out repeatedly (10 / 7): the first flow first times out at 1.283 s in ns-3 and "
+        "1.436 s in tcpstart (timer restarted on every ACK, D4). The second flow's completion moves "
+        "with one packet of queue: +6 % with 84 packets, +44 % with 82 (D3), not traced further"
+    ),
+    ("LinuxReno", "L"): (
+        "D3, one packet decides: same first loss (2.004 s, 2104 segments); the first flow's recovery "
+        "ends in a timeout on both sides (ns-3 2.610 s, tcpstart 2.884 s), after which tcpstart's "
+        "first flow loses again at 4.04 s (1054 -> 527 segments) where ns-3's does not, and its "
+        "three flows have 7 recoveries and 5 timeouts against ns-3's 4 and 3. With the bottleneck "
+        "queue at 412 or 414 packets instead of 413 tcpstart's first flow keeps 19.2 Mbit/s (13.4 "
+        "with 413) and the flows' goodputs summed agree within 2 % (43.3 against 44.0 and 44.1 "
+        "Mbit/s; with 413: 37.9 against 44.1); ns-3's flows are unchanged. ns-3's timer rule "
+        "imitated (D4) does not help here (28.7 Mbit/s)"
+    ),
+    ("BIC", "L"): (
+        "a lost timeout retransmission in ns-3, then D9. Same first loss (3.046 s, 1825 segments); "
+        "the first flow's recovery ends in a timeout on both sides, ns-3's at 3.650 s (timer from "
+        "the first partial ACK, D4), tcpstart's at 3.862 s. ns-3's timeout retransmission (seq "
+        "7181740) is dropped at the queue its recovery has just filled, and after the backed-off "
+        "timeout at 4.252 s the flow grows by one segment per 200 ms round trip (2 -> 7 segments "
+        "from 4.45 to 5.86 s: congestion avoidance from an ssthresh of about 2 segments) and stays "
+        "in its loss state until 7.95 s; tcpstart's first flow regrows to 1177 segments by 6.58 s. "
+        "ns-3's third flow (from 4 s) then slow-starts to 1808 segments (tcpstart's to 624), loses "
+        "heavily and times out at 7.644 s: at 10 s ns-3's three windows sum to 318 segments against "
+        "the 827-packet BDP, tcpstart's to 1238. From 14 s on ns-3's first flow holds about 100 "
+        "segments (W_max kept low through its timeouts, D9 (b), (c)). ns-3's timer rule imitated "
+        "does not close it (40.8 against 37.8 Mbit/s)"
+    ),
+    ("NewReno", "A"): (
+        "D2 at the first loss (0.350 s on both sides): tcpstart's ssthresh is half its FlightSize "
+        "(15 -> 7.5 segments), ns-3's half its BytesInFlight, from which the SACKed segments are "
+        "gone (14 -> 5.5). Both continue below the 8.3-packet BDP, ns-3's further, with one "
+        "segment per round trip: ns-3 reaches the second loss 0.5 s later (4.72 against 4.21 s, 18.4 and 18.5 "
+        "segments) and completes 0.24 s later. The queue moves it: -10.5 % with 7 "
+        "packets (a timeout on each side), -1.6 % with 9"
+    ),
+    ("LinuxReno", "N"): (
+        "D5 after D3: as in LinuxReno H, ns-3's retransmission at the end of the overshoot window "
+        "is lost and its recovery ends in a timeout at 0.426 s; with the 200 ms delayed-ACK timer "
+        "ns-3 then sends one segment per RTO for the rest of the run (2724 timeouts, 0.11 Mbit/s). "
+        "tcpstart recovers twice (0.186, 0.307 s) and completes at 1.964 s, its last segment held by "
+        "the delayed-ACK timer (a spurious timeout, D1, as NewReno N)"
+    ),
+    ("LinuxReno (abc=2)", "N"): "as LinuxReno N (D5 after D3)",
 }
