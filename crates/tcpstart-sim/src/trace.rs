@@ -69,7 +69,8 @@ impl<S: Copy> Due<S> {
 /// What the sampler knows of one key (flow or link).
 #[derive(Clone, Copy, Debug)]
 struct Key<S> {
-    /// The state as last recorded; None before the first record and after the key closed.
+    /// The state as last recorded; None before the first record and after the key closed. A
+    /// record that only touched the key left it as it was (see `touch`).
     state: Option<S>,
     closed: bool,
     /// Time of the last record.
@@ -135,21 +136,45 @@ impl<S: Sampled> Sampler<S> {
         Due { first: Instant::from_nanos(first), step, count, held: Some(held), at_once: None }
     }
 
-    /// Takes the new state when that writes no row (no tick passed since the key's last record,
-    /// nothing to write at once): the common case, twice per packet and link for the queues,
-    /// decided without building a `Due`. False leaves it to `record`.
+    /// Keeps only the time of a record that writes no row (no tick passed since the key's last
+    /// record; `urgent` says whether the new state, compared with the held one, is written at
+    /// once): the common case, decided without building a `Due`. The held state is left as it
+    /// was. False leaves it to `record`.
     #[inline]
-    fn hold(&mut self, now: Instant, key: usize, s: &S) -> bool {
+    fn touch(&mut self, now: Instant, key: usize, urgent: impl FnOnce(&S) -> bool) -> bool {
         let step = self.step;
         let k = &mut self.keys[key];
         match &k.state {
-            Some(prev) if step != 0 && now <= k.next && !s.urgent(Some(prev)) => {
-                k.state = Some(*s);
+            Some(prev) if step != 0 && now <= k.next && !urgent(prev) => {
                 k.last = now;
                 true
             }
             _ => false,
         }
+    }
+
+    /// `touch` that also takes the new state: twice per packet and link for the queues.
+    #[inline]
+    fn hold(&mut self, now: Instant, key: usize, s: &S) -> bool {
+        let held = self.touch(now, key, |prev| s.urgent(Some(prev)));
+        if held {
+            self.keys[key].state = Some(*s);
+        }
+        held
+    }
+
+    /// Before the key's state changes at `now`: when a tick has passed since its last record,
+    /// the ticks before `now` are owed with `current()`, its state unchanged since then (for a
+    /// key whose records only touched it, the held state is out of date). None when no tick
+    /// passed: the common case, decided inline.
+    #[inline]
+    fn before(&mut self, now: Instant, key: usize, current: impl FnOnce() -> S) -> Option<Due<S>> {
+        let k = &mut self.keys[key];
+        if self.step == 0 || now <= k.next || k.state.is_none() {
+            return None;
+        }
+        k.state = Some(current());
+        Some(self.ticks_before(key, now))
     }
 
     fn record(&mut self, now: Instant, key: usize, s: S) -> Due<S> {
@@ -178,18 +203,25 @@ impl<S: Sampled> Sampler<S> {
         due
     }
 
-    /// The key stops existing at `now`: its ticks before then, and its last state at `now`
-    /// unless that is already its last row.
-    fn close(&mut self, now: Instant, key: usize) -> Due<S> {
+    /// The key, recorded at `now` already, stops existing then with state `last`: its last
+    /// state at `now` unless that is already its last row.
+    fn close(&mut self, now: Instant, key: usize, last: S) -> Due<S> {
         let mut due = if self.step == 0 { Due::none() } else { self.ticks_before(key, now) };
         let k = &mut self.keys[key];
-        if let Some(s) = k.state.take() {
-            if !k.written.is_some_and(|(_, w)| w.same(&s)) {
-                due.at_once = Some((now, s));
-            }
+        if k.state.take().is_some() && !k.written.is_some_and(|(_, w)| w.same(&last)) {
+            due.at_once = Some((now, last));
         }
         k.closed = true;
         due
+    }
+
+    /// Replaces the held state of every key that has one by `current(key)`.
+    fn refresh(&mut self, current: impl Fn(usize) -> S) {
+        for (key, k) in self.keys.iter_mut().enumerate() {
+            if let Some(s) = &mut k.state {
+                *s = current(key);
+            }
+        }
     }
 
     /// The ticks still owed by the keys that exist at `end`, up to and including it.
@@ -256,24 +288,39 @@ impl FlowTrace {
         FlowTrace { sampler: Sampler::new(flows, interval), ..Default::default() }
     }
 
-    /// The flow's state after one of its events at `now`; its first record starts its rows.
-    pub fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
-        if self.sampler.hold(now, flow as usize, &s) {
+    /// Call before the flow's sender handles an event at `now`, with `current` giving its state
+    /// (unchanged since its last `record`): the ticks passed since then are written with it.
+    /// Records that write no row need no state at all (below), so the state at a tick is taken
+    /// here, once per tick instead of once per event.
+    #[inline]
+    pub fn before(&mut self, now: Instant, flow: u32, current: impl FnOnce() -> FlowSample) {
+        if let Some(due) = self.sampler.before(now, flow as usize, current) {
+            self.write(flow, due);
+        }
+    }
+
+    /// After one of the flow's events at `now`, in `phase`: `sample` builds its whole state, which
+    /// only a row written now needs (its first record, a phase change, or ticks passed without a
+    /// `before`).
+    #[inline]
+    pub fn record(&mut self, now: Instant, flow: u32, phase: &'static str, sample: impl FnOnce() -> FlowSample) {
+        if self.sampler.touch(now, flow as usize, |held| held.phase != phase) {
             return;
         }
-        let due = self.sampler.record(now, flow as usize, s);
+        let due = self.sampler.record(now, flow as usize, sample());
         self.write(flow, due);
     }
 
-    /// The flow finished at `now`: its rows end with its state then.
-    pub fn close(&mut self, now: Instant, flow: u32) {
-        let due = self.sampler.close(now, flow as usize);
+    /// The flow, recorded at `now`, finished then in state `last`: its rows end with it.
+    pub fn close(&mut self, now: Instant, flow: u32, last: FlowSample) {
+        let due = self.sampler.close(now, flow as usize, last);
         self.write(flow, due);
     }
 
-    /// Writes the ticks up to `end` of the flows still running and puts the rows in time order;
-    /// call once when the run ends.
-    pub fn flush(&mut self, end: Instant) {
+    /// Writes the ticks up to `end` of the flows still running, with their state `current(flow)`,
+    /// and puts the rows in time order; call once when the run ends.
+    pub fn flush(&mut self, end: Instant, current: impl Fn(u32) -> FlowSample) {
+        self.sampler.refresh(|flow| current(flow as u32));
         for (flow, due) in self.sampler.finish(end) {
             self.write(flow as u32, due);
         }
@@ -464,13 +511,50 @@ mod tests {
         }
     }
 
+    /// Drives a `FlowTrace` the way the simulator does: each flow's state is held by its
+    /// "sender", given to `before` ahead of an event and to `record` (lazily) after it. Counts
+    /// the states the trace asked for.
+    struct Flows {
+        trace: FlowTrace,
+        current: Vec<FlowSample>,
+        built: usize,
+    }
+
+    impl Flows {
+        fn new(flows: usize, interval: Duration) -> Self {
+            Flows { trace: FlowTrace::new(flows, interval), current: vec![FlowSample::default(); flows], built: 0 }
+        }
+
+        fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
+            let (current, built) = (&mut self.current, &mut self.built);
+            self.trace.before(now, flow, || {
+                *built += 1;
+                current[flow as usize]
+            });
+            current[flow as usize] = s;
+            self.trace.record(now, flow, s.phase, || {
+                *built += 1;
+                s
+            });
+        }
+
+        fn close(&mut self, now: Instant, flow: u32) {
+            self.trace.close(now, flow, self.current[flow as usize]);
+        }
+
+        fn flush(&mut self, end: Instant) {
+            let current = &self.current;
+            self.trace.flush(end, |flow| current[flow as usize]);
+        }
+    }
+
     fn rows(tr: &FlowTrace) -> Vec<(f64, u32, u64, &'static str)> {
         (0..tr.t.len()).map(|i| ((tr.t[i] * 1e6).round() / 1e3, tr.flow[i], tr.cwnd[i], tr.phase[i])).collect()
     }
 
     #[test]
     fn a_flow_has_one_row_per_tick_with_the_state_at_that_tick_and_its_phase_changes_at_once() {
-        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        let mut tr = Flows::new(1, Duration::from_millis(1));
         tr.record(ms(0.5), 0, sample(10, "handshake"));
         tr.record(ms(0.7), 0, sample(10, "slow_start"));
         tr.record(ms(0.9), 0, sample(20, "slow_start"));
@@ -480,7 +564,7 @@ mod tests {
         tr.record(ms(2.5), 0, sample(50, "recovery"));
         tr.flush(ms(4.0));
         assert_eq!(
-            rows(&tr),
+            rows(&tr.trace),
             [
                 (0.5, 0, 10, "handshake"),
                 (0.7, 0, 10, "slow_start"),
@@ -496,12 +580,12 @@ mod tests {
     #[test]
     fn the_row_count_depends_on_the_interval_not_on_how_often_the_state_changes() {
         let count = |changes: u64| {
-            let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+            let mut tr = Flows::new(1, Duration::from_millis(1));
             for k in 0..changes {
                 tr.record(Instant::from_nanos(k * 10_000_000 / changes), 0, sample(k + 1, "slow_start"));
             }
             tr.flush(ms(10.0));
-            tr.t.len()
+            tr.trace.t.len()
         };
         // The first record at 0 and the ticks 1..=10 ms (the one at 0 is the first record's).
         assert_eq!(count(3), 11);
@@ -510,7 +594,7 @@ mod tests {
 
     #[test]
     fn a_finished_flow_ends_with_its_last_state_and_has_no_rows_after() {
-        let mut tr = FlowTrace::new(2, Duration::from_millis(1));
+        let mut tr = Flows::new(2, Duration::from_millis(1));
         tr.record(ms(0.0), 0, sample(10, "slow_start"));
         tr.record(ms(0.2), 1, sample(10, "slow_start"));
         tr.record(ms(1.5), 0, sample(15, "slow_start"));
@@ -519,7 +603,7 @@ mod tests {
         tr.record(ms(2.2), 0, sample(99, "done"));
         tr.flush(ms(3.0));
         assert_eq!(
-            rows(&tr),
+            rows(&tr.trace),
             [
                 (0.0, 0, 10, "slow_start"),
                 (0.2, 1, 10, "slow_start"),
@@ -534,24 +618,47 @@ mod tests {
 
     #[test]
     fn a_silent_flow_pauses_its_rows_until_its_next_event() {
-        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        let mut tr = Flows::new(1, Duration::from_millis(1));
         tr.record(ms(0.0), 0, sample(10, "slow_start"));
         // A timeout backed off to 1.5 s: rows for SILENCE ticks after the last event, then none.
         tr.record(ms(1500.0), 0, sample(1, "slow_start"));
         tr.flush(ms(1502.0));
-        let t: Vec<f64> = rows(&tr).iter().map(|r| r.0).collect();
+        let t: Vec<f64> = rows(&tr.trace).iter().map(|r| r.0).collect();
         let awake: Vec<f64> = (0..=SILENCE).map(|k| k as f64).collect();
         assert_eq!(t, [awake, vec![1500.0, 1501.0, 1502.0]].concat());
     }
 
     #[test]
+    fn a_flows_state_is_built_once_per_tick_passed_and_per_row_written_at_once_not_per_event() {
+        let mut tr = Flows::new(1, Duration::from_millis(1));
+        // 100 events 0.1 ms apart (ticks 1-9 ms passed), the phase changing once, at 5.05 ms.
+        for k in 0..100 {
+            let phase = if k < 50 { "slow_start" } else { "recovery" };
+            tr.record(Instant::from_nanos(k * 100_000 + 50_000), 0, sample(k + 1, phase));
+        }
+        // The first record, the phase change, and one `before` for each of the 9 ticks.
+        assert_eq!(tr.built, 11);
+        tr.flush(ms(10.0));
+        let r = rows(&tr.trace);
+        // Each tick shows the state after the last event before it: tick k ms after event 10k - 1.
+        assert_eq!(r[1], (1.0, 0, 10, "slow_start"));
+        assert_eq!(r[5], (5.0, 0, 50, "slow_start"));
+        assert_eq!(r[6], (5.05, 0, 51, "recovery"));
+        assert_eq!(r[7], (6.0, 0, 60, "recovery"));
+        assert_eq!(r.last(), Some(&(10.0, 0, 100, "recovery")));
+    }
+
+    #[test]
     fn a_zero_interval_writes_every_change() {
-        let mut tr = FlowTrace::new(1, Duration::ZERO);
+        let mut tr = Flows::new(1, Duration::ZERO);
         for (t, c) in [(0.1, 10), (0.2, 10), (0.3, 11), (0.35, 12), (5.0, 12)] {
             tr.record(ms(t), 0, sample(c, "slow_start"));
         }
         tr.flush(ms(9.0));
-        assert_eq!(rows(&tr), [(0.1, 0, 10, "slow_start"), (0.3, 0, 11, "slow_start"), (0.35, 0, 12, "slow_start")]);
+        assert_eq!(
+            rows(&tr.trace),
+            [(0.1, 0, 10, "slow_start"), (0.3, 0, 11, "slow_start"), (0.35, 0, 12, "slow_start")]
+        );
     }
 
     #[test]
