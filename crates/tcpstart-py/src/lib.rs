@@ -135,7 +135,7 @@ impl Run {
         flows.set_item("pacing_rate", numeric(py, "f8", &f.pacing_rate))?;
         flows.set_item("delivered", numeric(py, "u8", &f.delivered))?;
         flows.set_item("retransmissions", numeric(py, "u8", &f.retransmissions))?;
-        flows.set_item("phase", text(py, f.phase.iter().copied())?)?;
+        flows.set_item("phase", text(py, (0..f.phase.len()).map(|row| f.phase[row]))?)?;
         Ok(flows)
     }
 
