@@ -12,7 +12,9 @@
 //! interval (duration / 10 000) a 300 s run holds as many rows as a 30 s one. An interval of zero
 //! writes a row at every change instead.
 
+use core::cmp::Reverse;
 use core::time::Duration;
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
 use serde::Serialize;
 use tcpstart_cc::Instant;
@@ -241,14 +243,45 @@ fn time_order(t: &[f64], key: &[u32]) -> Option<Vec<u32>> {
     if (1..t.len()).all(|i| before(i - 1, i)) {
         return None;
     }
-    // Each row's time, key and index packed into one integer ordered as they are: a sort step is
-    // one integer comparison instead of two lookups and a float comparison. The index makes the
-    // integers unique, so an unstable sort keeps a key's rows at one time in the order they were
-    // written.
-    let mut packed: Vec<u128> =
-        (0..t.len()).map(|i| (u128::from(ordered_bits(t[i])) << 64) | (u128::from(key[i]) << 32) | i as u128).collect();
-    packed.sort_unstable();
-    Some(packed.iter().map(|&p| p as u32).collect())
+    // Each key's rows are written in time order, so merging the keys' runs gives what a stable
+    // sort by (time, key) would, with a comparison per level of a heap of the keys (a few for a
+    // handful of keys) instead of per level of a sort of all rows, and a row index per row of
+    // memory besides the result, where a sort needs a buffer or a wider key (the merge runs when
+    // the run's memory peaks).
+    let keys = key.iter().max().map_or(0, |&k| k as usize + 1);
+    // The row indices grouped by key (a counting sort), each key's in written order.
+    let mut start = vec![0u32; keys + 1];
+    for &k in key {
+        start[k as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let mut next = start.clone();
+    let mut by_key = vec![0u32; t.len()];
+    for (row, &k) in key.iter().enumerate() {
+        by_key[next[k as usize] as usize] = row as u32;
+        next[k as usize] += 1;
+    }
+    // A min-heap of each key's next row by (time, key); `next` now walks each key's run.
+    next.copy_from_slice(&start);
+    let head = |k: u32, next: &[u32]| Reverse((ordered_bits(t[by_key[next[k as usize] as usize] as usize]), k));
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> =
+        (0..keys as u32).filter(|&k| start[k as usize] < start[k as usize + 1]).map(|k| head(k, &next)).collect();
+    let mut order = Vec::with_capacity(t.len());
+    while let Some(mut top) = heap.peek_mut() {
+        let k = top.0 .1;
+        order.push(by_key[next[k as usize] as usize]);
+        next[k as usize] += 1;
+        if next[k as usize] < start[k as usize + 1] {
+            let later = head(k, &next);
+            debug_assert!(later.0 .0 >= top.0 .0, "the rows of key {k} were written out of time order");
+            *top = later;
+        } else {
+            PeekMut::pop(top);
+        }
+    }
+    Some(order)
 }
 
 /// The bits of `x` as an integer whose order is `f64::total_cmp`'s.
@@ -763,7 +796,26 @@ mod tests {
     }
 
     #[test]
-    fn packed_times_sort_as_total_cmp_does() {
+    fn merging_the_keys_runs_orders_rows_as_a_stable_sort_by_time_and_key_does() {
+        // Five keys writing their rows in time order (with repeated times), interleaved by a
+        // fixed pseudo-random choice of the next writer.
+        let (mut t, mut key) = (Vec::new(), Vec::new());
+        let mut clock = [0u64; 5];
+        let mut x = 12345u64;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let k = (x >> 33) as usize % 5;
+            clock[k] += (x >> 40) % 3;
+            t.push(clock[k] as f64 * 1e-4);
+            key.push(k as u32 * 7);
+        }
+        let mut stable: Vec<u32> = (0..t.len() as u32).collect();
+        stable.sort_by(|&a, &b| t[a as usize].total_cmp(&t[b as usize]).then(key[a as usize].cmp(&key[b as usize])));
+        assert_eq!(time_order(&t, &key), Some(stable));
+    }
+
+    #[test]
+    fn ordered_bits_sort_as_total_cmp_does() {
         let xs = [3.5, -0.0, 0.0, f64::INFINITY, -2.0, 1e-300, -f64::INFINITY, 2.0, f64::NAN, -1e-300, 3.5];
         for a in xs {
             for b in xs {
