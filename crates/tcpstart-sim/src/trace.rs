@@ -13,6 +13,7 @@
 //! writes a row at every change instead.
 
 use core::cmp::Reverse;
+use core::iter::repeat_n;
 use core::time::Duration;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
@@ -60,11 +61,31 @@ impl<S: Copy> Due<S> {
         self.count == 0 && self.at_once.is_none()
     }
 
-    fn rows(self) -> impl Iterator<Item = (Instant, S)> {
+    /// The rows in order, as runs of one state: the ticks carrying `held`, then the row written
+    /// at once. A run is written column by column, each column extended in one go.
+    fn runs(self) -> impl Iterator<Item = (Run, S)> {
         let Due { first, step, count, held, at_once } = self;
-        let tick = move |k: u64| Instant::from_nanos(first.as_nanos() + k * step);
-        let ticks = held.into_iter().flat_map(move |s| (0..count).map(move |k| (tick(k), s)));
-        ticks.chain(at_once)
+        let ticks = held.filter(|_| count > 0).map(|s| (Run { first: first.as_nanos(), step, count }, s));
+        ticks.into_iter().chain(at_once.map(|(now, s)| (Run { first: now.as_nanos(), step: 0, count: 1 }, s)))
+    }
+}
+
+/// The times of `count` rows `step` nanoseconds apart from `first`.
+struct Run {
+    first: u64,
+    step: u64,
+    count: u64,
+}
+
+impl Run {
+    fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// The rows' times in seconds, as `Instant::as_secs_f64` gives them.
+    fn secs(&self) -> impl Iterator<Item = f64> {
+        let (first, step) = (self.first, self.step);
+        (0..self.count).map(move |k| Instant::from_nanos(first + k * step).as_secs_f64())
     }
 }
 
@@ -327,7 +348,8 @@ pub struct Phases {
 }
 
 impl Phases {
-    fn push(&mut self, name: &'static str) {
+    /// Appends `n` rows of phase `name`.
+    fn push_n(&mut self, name: &'static str, n: usize) {
         // Phases are literals, so the same phase is nearly always the same pointer: checked first.
         let known = self.names.iter().position(|&n| core::ptr::eq(n, name));
         let code = match known.or_else(|| self.names.iter().position(|&n| n == name)) {
@@ -338,7 +360,8 @@ impl Phases {
             }
         };
         // Phase names are constants of the algorithms' code, a few per algorithm.
-        self.codes.push(u8::try_from(code).expect("at most 256 distinct phase names in a run"));
+        let code = u8::try_from(code).expect("at most 256 distinct phase names in a run");
+        self.codes.extend(repeat_n(code, n));
     }
 
     pub fn len(&self) -> usize {
@@ -447,18 +470,19 @@ impl FlowTrace {
         if due.is_empty() {
             return;
         }
-        for (now, s) in due.rows() {
-            self.t.push(now.as_secs_f64());
-            self.flow.push(flow);
-            self.cwnd.push(s.cwnd);
-            self.ssthresh.push(s.ssthresh);
-            self.inflight.push(s.inflight);
-            self.srtt.push(secs(s.srtt));
-            self.rtt.push(secs(s.rtt));
-            self.pacing_rate.push(s.pacing_rate.unwrap_or(f64::NAN));
-            self.delivered.push(s.delivered);
-            self.retransmissions.push(s.retransmissions);
-            self.phase.push(s.phase);
+        for (run, s) in due.runs() {
+            let n = run.len();
+            self.t.extend(run.secs());
+            self.flow.extend(repeat_n(flow, n));
+            self.cwnd.extend(repeat_n(s.cwnd, n));
+            self.ssthresh.extend(repeat_n(s.ssthresh, n));
+            self.inflight.extend(repeat_n(s.inflight, n));
+            self.srtt.extend(repeat_n(secs(s.srtt), n));
+            self.rtt.extend(repeat_n(secs(s.rtt), n));
+            self.pacing_rate.extend(repeat_n(s.pacing_rate.unwrap_or(f64::NAN), n));
+            self.delivered.extend(repeat_n(s.delivered, n));
+            self.retransmissions.extend(repeat_n(s.retransmissions, n));
+            self.phase.push_n(s.phase, n);
         }
     }
 }
@@ -537,12 +561,13 @@ impl QueueTrace {
         if due.is_empty() {
             return;
         }
-        for (now, s) in due.rows() {
-            self.t.push(now.as_secs_f64());
-            self.link.push(link);
-            self.packets.push(s.packets);
-            self.bytes.push(s.bytes);
-            self.sojourn.push(secs(s.sojourn));
+        for (run, s) in due.runs() {
+            let n = run.len();
+            self.t.extend(run.secs());
+            self.link.extend(repeat_n(link, n));
+            self.packets.extend(repeat_n(s.packets, n));
+            self.bytes.extend(repeat_n(s.bytes, n));
+            self.sojourn.extend(repeat_n(secs(s.sojourn), n));
         }
     }
 }
@@ -793,7 +818,7 @@ mod tests {
         let mut p = Phases::default();
         let names = ["handshake", "slow_start", "recovery", "slow_start", "handshake"];
         for n in names {
-            p.push(n);
+            p.push_n(n, 1);
         }
         assert_eq!(p.codes, [0, 1, 2, 1, 0], "a byte per row, one code per distinct name");
         assert_eq!((0..p.len()).map(|i| p[i]).collect::<Vec<_>>(), names);
