@@ -372,6 +372,16 @@ impl Phases {
         self.codes.is_empty()
     }
 
+    /// A byte per row, indexing `names`.
+    pub fn codes(&self) -> &[u8] {
+        &self.codes
+    }
+
+    /// The phases in the order they were first written.
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &&'static str> {
         self.codes.iter().map(|&c| &self.names[c as usize])
     }
