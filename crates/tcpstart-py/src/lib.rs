@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
-use tcpstart_sim::trace::{FlowTrace, PacketTrace, QueueTrace};
+use tcpstart_sim::trace::{FlowTrace, PacketTrace, Phases, QueueTrace};
 use tcpstart_sim::{scenario, ScenarioError};
 
 fn user_error(e: ScenarioError) -> PyErr {
@@ -44,14 +44,39 @@ fn text<'py>(py: Python<'py>, values: impl Iterator<Item = &'py str>) -> PyResul
             }
         })
         .collect();
+    categorical(py, &codes, categories)
+}
+
+/// A dictionary-encoded column of `text`'s form from its codes and categories.
+fn categorical<'py>(py: Python<'py>, codes: &[u32], categories: Vec<&str>) -> PyResult<Bound<'py, PyTuple>> {
     PyTuple::new(
         py,
         [
             PyString::new(py, "str").into_any(),
-            numeric(py, "u4", &codes).1.into_any(),
+            numeric(py, "u4", codes).1.into_any(),
             PyList::new(py, categories)?.into_any(),
         ],
     )
+}
+
+/// The phase column as `text` would make it (categories in the order they first appear), from the
+/// trace's own byte codes: no string comparison per row.
+fn phases<'py>(py: Python<'py>, column: &Phases) -> PyResult<Bound<'py, PyTuple>> {
+    let mut category = [u32::MAX; 256];
+    let mut categories = Vec::new();
+    let codes: Vec<u32> = column
+        .codes()
+        .iter()
+        .map(|&c| {
+            let k = &mut category[c as usize];
+            if *k == u32::MAX {
+                *k = categories.len() as u32;
+                categories.push(column.names()[c as usize]);
+            }
+            *k
+        })
+        .collect();
+    categorical(py, &codes, categories)
 }
 
 fn link_names<'py>(py: Python<'py>, indices: &[u32], names: &'py [String]) -> PyResult<Bound<'py, PyTuple>> {
@@ -135,7 +160,7 @@ impl Run {
         flows.set_item("pacing_rate", numeric(py, "f8", &f.pacing_rate))?;
         flows.set_item("delivered", numeric(py, "u8", &f.delivered))?;
         flows.set_item("retransmissions", numeric(py, "u8", &f.retransmissions))?;
-        flows.set_item("phase", text(py, f.phase.iter().copied())?)?;
+        flows.set_item("phase", phases(py, &f.phase)?)?;
         Ok(flows)
     }
 

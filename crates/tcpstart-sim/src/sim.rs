@@ -209,7 +209,8 @@ impl Simulation {
             Some(l) => l,
             None => self.events.now(),
         };
-        self.flow_trace.flush(self.end);
+        let conns = &self.conns;
+        self.flow_trace.flush(self.end, |flow| conns[flow as usize].sender.sample());
         self.queue_trace.flush(self.end);
     }
 
@@ -254,7 +255,7 @@ impl Simulation {
     fn on_finished(&mut self, now: Instant, flow: u32) {
         let conn = &mut self.conns[flow as usize];
         conn.finished = true;
-        self.flow_trace.close(now, flow);
+        self.flow_trace.close(now, flow, conn.sender.sample());
         conn.sender.release_buffers();
         conn.receiver.release_buffers();
         self.finished += 1;
@@ -274,6 +275,7 @@ impl Simulation {
         if conn.scheduled[idx] == Some(now) {
             conn.scheduled[idx] = None;
         }
+        self.flow_trace.before(now, flow, || conn.sender.sample());
         let mut out = std::mem::take(&mut self.scratch);
         match kind {
             TimerKind::Retransmit => conn.sender.on_rto_timer(now, &mut out),
@@ -295,8 +297,8 @@ impl Simulation {
         for pkt in out.drain(..) {
             self.send_from_host(now, Direction::Forward, flow, pkt);
         }
-        let sample = self.conns[flow as usize].sender.sample();
-        self.flow_trace.record(now, flow, sample);
+        let sender = &self.conns[flow as usize].sender;
+        self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
         self.sync_timers(flow);
         let conn = &self.conns[flow as usize];
         if !conn.finished && conn.sender.is_done() {
@@ -480,6 +482,8 @@ impl Simulation {
             stats.delivered_bytes += pkt.len as u64;
             return;
         }
+        let sender = &self.conns[flow as usize].sender;
+        self.flow_trace.before(now, flow, || sender.sample());
         let mut out = std::mem::take(&mut self.scratch);
         // The host reads the packet in its pool slot (no copy), which is freed before anything
         // is sent, so the reply may take the same slot.

@@ -12,7 +12,10 @@
 //! interval (duration / 10 000) a 300 s run holds as many rows as a 30 s one. An interval of zero
 //! writes a row at every change instead.
 
+use core::cmp::Reverse;
+use core::iter::repeat_n;
 use core::time::Duration;
+use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
 use serde::Serialize;
 use tcpstart_cc::Instant;
@@ -58,18 +61,39 @@ impl<S: Copy> Due<S> {
         self.count == 0 && self.at_once.is_none()
     }
 
-    fn rows(self) -> impl Iterator<Item = (Instant, S)> {
+    /// The rows in order, as runs of one state: the ticks carrying `held`, then the row written
+    /// at once. A run is written column by column, each column extended in one go.
+    fn runs(self) -> impl Iterator<Item = (Run, S)> {
         let Due { first, step, count, held, at_once } = self;
-        let tick = move |k: u64| Instant::from_nanos(first.as_nanos() + k * step);
-        let ticks = held.into_iter().flat_map(move |s| (0..count).map(move |k| (tick(k), s)));
-        ticks.chain(at_once)
+        let ticks = held.filter(|_| count > 0).map(|s| (Run { first: first.as_nanos(), step, count }, s));
+        ticks.into_iter().chain(at_once.map(|(now, s)| (Run { first: now.as_nanos(), step: 0, count: 1 }, s)))
+    }
+}
+
+/// The times of `count` rows `step` nanoseconds apart from `first`.
+struct Run {
+    first: u64,
+    step: u64,
+    count: u64,
+}
+
+impl Run {
+    fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// The rows' times in seconds, as `Instant::as_secs_f64` gives them.
+    fn secs(&self) -> impl Iterator<Item = f64> {
+        let (first, step) = (self.first, self.step);
+        (0..self.count).map(move |k| Instant::from_nanos(first + k * step).as_secs_f64())
     }
 }
 
 /// What the sampler knows of one key (flow or link).
 #[derive(Clone, Copy, Debug)]
 struct Key<S> {
-    /// The state as last recorded; None before the first record and after the key closed.
+    /// The state as last recorded; None before the first record and after the key closed. A
+    /// record that only touched the key left it as it was (see `touch`).
     state: Option<S>,
     closed: bool,
     /// Time of the last record.
@@ -135,21 +159,45 @@ impl<S: Sampled> Sampler<S> {
         Due { first: Instant::from_nanos(first), step, count, held: Some(held), at_once: None }
     }
 
-    /// Takes the new state when that writes no row (no tick passed since the key's last record,
-    /// nothing to write at once): the common case, twice per packet and link for the queues,
-    /// decided without building a `Due`. False leaves it to `record`.
+    /// Keeps only the time of a record that writes no row (no tick passed since the key's last
+    /// record; `urgent` says whether the new state, compared with the held one, is written at
+    /// once): the common case, decided without building a `Due`. The held state is left as it
+    /// was. False leaves it to `record`.
     #[inline]
-    fn hold(&mut self, now: Instant, key: usize, s: &S) -> bool {
+    fn touch(&mut self, now: Instant, key: usize, urgent: impl FnOnce(&S) -> bool) -> bool {
         let step = self.step;
         let k = &mut self.keys[key];
         match &k.state {
-            Some(prev) if step != 0 && now <= k.next && !s.urgent(Some(prev)) => {
-                k.state = Some(*s);
+            Some(prev) if step != 0 && now <= k.next && !urgent(prev) => {
                 k.last = now;
                 true
             }
             _ => false,
         }
+    }
+
+    /// `touch` that also takes the new state: twice per packet and link for the queues.
+    #[inline]
+    fn hold(&mut self, now: Instant, key: usize, s: &S) -> bool {
+        let held = self.touch(now, key, |prev| s.urgent(Some(prev)));
+        if held {
+            self.keys[key].state = Some(*s);
+        }
+        held
+    }
+
+    /// Before the key's state changes at `now`: when a tick has passed since its last record,
+    /// the ticks before `now` are owed with `current()`, its state unchanged since then (for a
+    /// key whose records only touched it, the held state is out of date). None when no tick
+    /// passed: the common case, decided inline.
+    #[inline]
+    fn before(&mut self, now: Instant, key: usize, current: impl FnOnce() -> S) -> Option<Due<S>> {
+        let k = &mut self.keys[key];
+        if self.step == 0 || now <= k.next || k.state.is_none() {
+            return None;
+        }
+        k.state = Some(current());
+        Some(self.ticks_before(key, now))
     }
 
     fn record(&mut self, now: Instant, key: usize, s: S) -> Due<S> {
@@ -178,18 +226,25 @@ impl<S: Sampled> Sampler<S> {
         due
     }
 
-    /// The key stops existing at `now`: its ticks before then, and its last state at `now`
-    /// unless that is already its last row.
-    fn close(&mut self, now: Instant, key: usize) -> Due<S> {
+    /// The key, recorded at `now` already, stops existing then with state `last`: its last
+    /// state at `now` unless that is already its last row.
+    fn close(&mut self, now: Instant, key: usize, last: S) -> Due<S> {
         let mut due = if self.step == 0 { Due::none() } else { self.ticks_before(key, now) };
         let k = &mut self.keys[key];
-        if let Some(s) = k.state.take() {
-            if !k.written.is_some_and(|(_, w)| w.same(&s)) {
-                due.at_once = Some((now, s));
-            }
+        if k.state.take().is_some() && !k.written.is_some_and(|(_, w)| w.same(&last)) {
+            due.at_once = Some((now, last));
         }
         k.closed = true;
         due
+    }
+
+    /// Replaces the held state of every key that has one by `current(key)`.
+    fn refresh(&mut self, current: impl Fn(usize) -> S) {
+        for (key, k) in self.keys.iter_mut().enumerate() {
+            if let Some(s) = &mut k.state {
+                *s = current(key);
+            }
+        }
     }
 
     /// The ticks still owed by the keys that exist at `end`, up to and including it.
@@ -209,14 +264,65 @@ fn time_order(t: &[f64], key: &[u32]) -> Option<Vec<u32>> {
     if (1..t.len()).all(|i| before(i - 1, i)) {
         return None;
     }
-    let mut order: Vec<u32> = (0..t.len() as u32).collect();
-    // Stable, so rows of one key at one time keep the order they were written in.
-    order.sort_by(|&a, &b| t[a as usize].total_cmp(&t[b as usize]).then(key[a as usize].cmp(&key[b as usize])));
+    // Each key's rows are written in time order, so merging the keys' runs gives what a stable
+    // sort by (time, key) would, with a comparison per level of a heap of the keys (a few for a
+    // handful of keys) instead of per level of a sort of all rows, and a row index per row of
+    // memory besides the result, where a sort needs a buffer or a wider key (the merge runs when
+    // the run's memory peaks).
+    let keys = key.iter().max().map_or(0, |&k| k as usize + 1);
+    // The row indices grouped by key (a counting sort), each key's in written order.
+    let mut start = vec![0u32; keys + 1];
+    for &k in key {
+        start[k as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    let mut next = start.clone();
+    let mut by_key = vec![0u32; t.len()];
+    for (row, &k) in key.iter().enumerate() {
+        by_key[next[k as usize] as usize] = row as u32;
+        next[k as usize] += 1;
+    }
+    // A min-heap of each key's next row by (time, key); `next` now walks each key's run.
+    next.copy_from_slice(&start);
+    let head = |k: u32, next: &[u32]| Reverse((ordered_bits(t[by_key[next[k as usize] as usize] as usize]), k));
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> =
+        (0..keys as u32).filter(|&k| start[k as usize] < start[k as usize + 1]).map(|k| head(k, &next)).collect();
+    let mut order = Vec::with_capacity(t.len());
+    while let Some(mut top) = heap.peek_mut() {
+        let k = top.0 .1;
+        order.push(by_key[next[k as usize] as usize]);
+        next[k as usize] += 1;
+        if next[k as usize] < start[k as usize + 1] {
+            let later = head(k, &next);
+            debug_assert!(later.0 .0 >= top.0 .0, "the rows of key {k} were written out of time order");
+            *top = later;
+        } else {
+            PeekMut::pop(top);
+        }
+    }
     Some(order)
+}
+
+/// The bits of `x` as an integer whose order is `f64::total_cmp`'s.
+fn ordered_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
 }
 
 fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
     *column = order.iter().map(|&i| column[i as usize]).collect();
+}
+
+/// Phases are literals, so the same phase is nearly always the same pointer: compared first, it
+/// spares the byte comparison on every event.
+fn same_phase(a: &str, b: &str) -> bool {
+    core::ptr::eq(a, b) || a == b
 }
 
 impl Sampled for FlowSample {
@@ -225,10 +331,72 @@ impl Sampled for FlowSample {
         key(self) == key(o)
     }
     fn urgent(&self, prev: Option<&Self>) -> bool {
-        prev.is_none_or(|p| p.phase != self.phase)
+        prev.is_none_or(|p| !same_phase(p.phase, self.phase))
     }
     fn quiet(&self) -> bool {
         false
+    }
+}
+
+/// The phase column: a byte per row indexing the names in the order they first appeared, where a
+/// `&str` per row took 16 bytes (a sixth of a row). Reads like a `Vec<&'static str>`: `phase[i]`,
+/// `iter()`, `len()`; serialised as the names.
+#[derive(Debug, Default)]
+pub struct Phases {
+    names: Vec<&'static str>,
+    codes: Vec<u8>,
+}
+
+impl Phases {
+    /// Appends `n` rows of phase `name`.
+    fn push_n(&mut self, name: &'static str, n: usize) {
+        // Phases are literals, so the same phase is nearly always the same pointer: checked first.
+        let known = self.names.iter().position(|&n| core::ptr::eq(n, name));
+        let code = match known.or_else(|| self.names.iter().position(|&n| n == name)) {
+            Some(code) => code,
+            None => {
+                self.names.push(name);
+                self.names.len() - 1
+            }
+        };
+        // Phase names are constants of the algorithms' code, a few per algorithm.
+        let code = u8::try_from(code).expect("at most 256 distinct phase names in a run");
+        self.codes.extend(repeat_n(code, n));
+    }
+
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    /// A byte per row, indexing `names`.
+    pub fn codes(&self) -> &[u8] {
+        &self.codes
+    }
+
+    /// The phases in the order they were first written.
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &&'static str> {
+        self.codes.iter().map(|&c| &self.names[c as usize])
+    }
+}
+
+impl core::ops::Index<usize> for Phases {
+    type Output = &'static str;
+    fn index(&self, row: usize) -> &&'static str {
+        &self.names[self.codes[row] as usize]
+    }
+}
+
+impl Serialize for Phases {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(self.iter())
     }
 }
 
@@ -246,7 +414,7 @@ pub struct FlowTrace {
     pub pacing_rate: Vec<f64>,
     pub delivered: Vec<u64>,
     pub retransmissions: Vec<u64>,
-    pub phase: Vec<&'static str>,
+    pub phase: Phases,
     #[serde(skip)]
     sampler: Sampler<FlowSample>,
 }
@@ -256,24 +424,39 @@ impl FlowTrace {
         FlowTrace { sampler: Sampler::new(flows, interval), ..Default::default() }
     }
 
-    /// The flow's state after one of its events at `now`; its first record starts its rows.
-    pub fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
-        if self.sampler.hold(now, flow as usize, &s) {
+    /// Call before the flow's sender handles an event at `now`, with `current` giving its state
+    /// (unchanged since its last `record`): the ticks passed since then are written with it.
+    /// Records that write no row need no state at all (below), so the state at a tick is taken
+    /// here, once per tick instead of once per event.
+    #[inline]
+    pub fn before(&mut self, now: Instant, flow: u32, current: impl FnOnce() -> FlowSample) {
+        if let Some(due) = self.sampler.before(now, flow as usize, current) {
+            self.write(flow, due);
+        }
+    }
+
+    /// After one of the flow's events at `now`, in `phase`: `sample` builds its whole state, which
+    /// only a row written now needs (its first record, a phase change, or ticks passed without a
+    /// `before`).
+    #[inline]
+    pub fn record(&mut self, now: Instant, flow: u32, phase: &'static str, sample: impl FnOnce() -> FlowSample) {
+        if self.sampler.touch(now, flow as usize, |held| !same_phase(held.phase, phase)) {
             return;
         }
-        let due = self.sampler.record(now, flow as usize, s);
+        let due = self.sampler.record(now, flow as usize, sample());
         self.write(flow, due);
     }
 
-    /// The flow finished at `now`: its rows end with its state then.
-    pub fn close(&mut self, now: Instant, flow: u32) {
-        let due = self.sampler.close(now, flow as usize);
+    /// The flow, recorded at `now`, finished then in state `last`: its rows end with it.
+    pub fn close(&mut self, now: Instant, flow: u32, last: FlowSample) {
+        let due = self.sampler.close(now, flow as usize, last);
         self.write(flow, due);
     }
 
-    /// Writes the ticks up to `end` of the flows still running and puts the rows in time order;
-    /// call once when the run ends.
-    pub fn flush(&mut self, end: Instant) {
+    /// Writes the ticks up to `end` of the flows still running, with their state `current(flow)`,
+    /// and puts the rows in time order; call once when the run ends.
+    pub fn flush(&mut self, end: Instant, current: impl Fn(u32) -> FlowSample) {
+        self.sampler.refresh(|flow| current(flow as u32));
         for (flow, due) in self.sampler.finish(end) {
             self.write(flow as u32, due);
         }
@@ -288,7 +471,7 @@ impl FlowTrace {
             permute(&mut self.pacing_rate, &order);
             permute(&mut self.delivered, &order);
             permute(&mut self.retransmissions, &order);
-            permute(&mut self.phase, &order);
+            permute(&mut self.phase.codes, &order);
         }
     }
 
@@ -297,18 +480,19 @@ impl FlowTrace {
         if due.is_empty() {
             return;
         }
-        for (now, s) in due.rows() {
-            self.t.push(now.as_secs_f64());
-            self.flow.push(flow);
-            self.cwnd.push(s.cwnd);
-            self.ssthresh.push(s.ssthresh);
-            self.inflight.push(s.inflight);
-            self.srtt.push(secs(s.srtt));
-            self.rtt.push(secs(s.rtt));
-            self.pacing_rate.push(s.pacing_rate.unwrap_or(f64::NAN));
-            self.delivered.push(s.delivered);
-            self.retransmissions.push(s.retransmissions);
-            self.phase.push(s.phase);
+        for (run, s) in due.runs() {
+            let n = run.len();
+            self.t.extend(run.secs());
+            self.flow.extend(repeat_n(flow, n));
+            self.cwnd.extend(repeat_n(s.cwnd, n));
+            self.ssthresh.extend(repeat_n(s.ssthresh, n));
+            self.inflight.extend(repeat_n(s.inflight, n));
+            self.srtt.extend(repeat_n(secs(s.srtt), n));
+            self.rtt.extend(repeat_n(secs(s.rtt), n));
+            self.pacing_rate.extend(repeat_n(s.pacing_rate.unwrap_or(f64::NAN), n));
+            self.delivered.extend(repeat_n(s.delivered, n));
+            self.retransmissions.extend(repeat_n(s.retransmissions, n));
+            self.phase.push_n(s.phase, n);
         }
     }
 }
@@ -353,11 +537,17 @@ impl QueueTrace {
     }
 
     /// The link's queue after an event at `now`; calls for one link must come in time order.
+    /// Inlined into the packet path for its common case, a record that writes no row.
+    #[inline]
     pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
         let state = QueueState { packets, bytes, sojourn };
-        if self.sampler.hold(now, link as usize, &state) {
-            return;
+        if !self.sampler.hold(now, link as usize, &state) {
+            self.record_row(now, link, state);
         }
+    }
+
+    #[inline(never)]
+    fn record_row(&mut self, now: Instant, link: u32, state: QueueState) {
         let due = self.sampler.record(now, link as usize, state);
         self.write(link, due);
     }
@@ -381,12 +571,13 @@ impl QueueTrace {
         if due.is_empty() {
             return;
         }
-        for (now, s) in due.rows() {
-            self.t.push(now.as_secs_f64());
-            self.link.push(link);
-            self.packets.push(s.packets);
-            self.bytes.push(s.bytes);
-            self.sojourn.push(secs(s.sojourn));
+        for (run, s) in due.runs() {
+            let n = run.len();
+            self.t.extend(run.secs());
+            self.link.extend(repeat_n(link, n));
+            self.packets.extend(repeat_n(s.packets, n));
+            self.bytes.extend(repeat_n(s.bytes, n));
+            self.sojourn.extend(repeat_n(secs(s.sojourn), n));
         }
     }
 }
@@ -464,13 +655,50 @@ mod tests {
         }
     }
 
+    /// Drives a `FlowTrace` the way the simulator does: each flow's state is held by its
+    /// "sender", given to `before` ahead of an event and to `record` (lazily) after it. Counts
+    /// the states the trace asked for.
+    struct Flows {
+        trace: FlowTrace,
+        current: Vec<FlowSample>,
+        built: usize,
+    }
+
+    impl Flows {
+        fn new(flows: usize, interval: Duration) -> Self {
+            Flows { trace: FlowTrace::new(flows, interval), current: vec![FlowSample::default(); flows], built: 0 }
+        }
+
+        fn record(&mut self, now: Instant, flow: u32, s: FlowSample) {
+            let (current, built) = (&mut self.current, &mut self.built);
+            self.trace.before(now, flow, || {
+                *built += 1;
+                current[flow as usize]
+            });
+            current[flow as usize] = s;
+            self.trace.record(now, flow, s.phase, || {
+                *built += 1;
+                s
+            });
+        }
+
+        fn close(&mut self, now: Instant, flow: u32) {
+            self.trace.close(now, flow, self.current[flow as usize]);
+        }
+
+        fn flush(&mut self, end: Instant) {
+            let current = &self.current;
+            self.trace.flush(end, |flow| current[flow as usize]);
+        }
+    }
+
     fn rows(tr: &FlowTrace) -> Vec<(f64, u32, u64, &'static str)> {
         (0..tr.t.len()).map(|i| ((tr.t[i] * 1e6).round() / 1e3, tr.flow[i], tr.cwnd[i], tr.phase[i])).collect()
     }
 
     #[test]
     fn a_flow_has_one_row_per_tick_with_the_state_at_that_tick_and_its_phase_changes_at_once() {
-        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        let mut tr = Flows::new(1, Duration::from_millis(1));
         tr.record(ms(0.5), 0, sample(10, "handshake"));
         tr.record(ms(0.7), 0, sample(10, "slow_start"));
         tr.record(ms(0.9), 0, sample(20, "slow_start"));
@@ -480,7 +708,7 @@ mod tests {
         tr.record(ms(2.5), 0, sample(50, "recovery"));
         tr.flush(ms(4.0));
         assert_eq!(
-            rows(&tr),
+            rows(&tr.trace),
             [
                 (0.5, 0, 10, "handshake"),
                 (0.7, 0, 10, "slow_start"),
@@ -496,12 +724,12 @@ mod tests {
     #[test]
     fn the_row_count_depends_on_the_interval_not_on_how_often_the_state_changes() {
         let count = |changes: u64| {
-            let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+            let mut tr = Flows::new(1, Duration::from_millis(1));
             for k in 0..changes {
                 tr.record(Instant::from_nanos(k * 10_000_000 / changes), 0, sample(k + 1, "slow_start"));
             }
             tr.flush(ms(10.0));
-            tr.t.len()
+            tr.trace.t.len()
         };
         // The first record at 0 and the ticks 1..=10 ms (the one at 0 is the first record's).
         assert_eq!(count(3), 11);
@@ -510,7 +738,7 @@ mod tests {
 
     #[test]
     fn a_finished_flow_ends_with_its_last_state_and_has_no_rows_after() {
-        let mut tr = FlowTrace::new(2, Duration::from_millis(1));
+        let mut tr = Flows::new(2, Duration::from_millis(1));
         tr.record(ms(0.0), 0, sample(10, "slow_start"));
         tr.record(ms(0.2), 1, sample(10, "slow_start"));
         tr.record(ms(1.5), 0, sample(15, "slow_start"));
@@ -519,7 +747,7 @@ mod tests {
         tr.record(ms(2.2), 0, sample(99, "done"));
         tr.flush(ms(3.0));
         assert_eq!(
-            rows(&tr),
+            rows(&tr.trace),
             [
                 (0.0, 0, 10, "slow_start"),
                 (0.2, 1, 10, "slow_start"),
@@ -534,24 +762,47 @@ mod tests {
 
     #[test]
     fn a_silent_flow_pauses_its_rows_until_its_next_event() {
-        let mut tr = FlowTrace::new(1, Duration::from_millis(1));
+        let mut tr = Flows::new(1, Duration::from_millis(1));
         tr.record(ms(0.0), 0, sample(10, "slow_start"));
         // A timeout backed off to 1.5 s: rows for SILENCE ticks after the last event, then none.
         tr.record(ms(1500.0), 0, sample(1, "slow_start"));
         tr.flush(ms(1502.0));
-        let t: Vec<f64> = rows(&tr).iter().map(|r| r.0).collect();
+        let t: Vec<f64> = rows(&tr.trace).iter().map(|r| r.0).collect();
         let awake: Vec<f64> = (0..=SILENCE).map(|k| k as f64).collect();
         assert_eq!(t, [awake, vec![1500.0, 1501.0, 1502.0]].concat());
     }
 
     #[test]
+    fn a_flows_state_is_built_once_per_tick_passed_and_per_row_written_at_once_not_per_event() {
+        let mut tr = Flows::new(1, Duration::from_millis(1));
+        // 100 events 0.1 ms apart (ticks 1-9 ms passed), the phase changing once, at 5.05 ms.
+        for k in 0..100 {
+            let phase = if k < 50 { "slow_start" } else { "recovery" };
+            tr.record(Instant::from_nanos(k * 100_000 + 50_000), 0, sample(k + 1, phase));
+        }
+        // The first record, the phase change, and one `before` for each of the 9 ticks.
+        assert_eq!(tr.built, 11);
+        tr.flush(ms(10.0));
+        let r = rows(&tr.trace);
+        // Each tick shows the state after the last event before it: tick k ms after event 10k - 1.
+        assert_eq!(r[1], (1.0, 0, 10, "slow_start"));
+        assert_eq!(r[5], (5.0, 0, 50, "slow_start"));
+        assert_eq!(r[6], (5.05, 0, 51, "recovery"));
+        assert_eq!(r[7], (6.0, 0, 60, "recovery"));
+        assert_eq!(r.last(), Some(&(10.0, 0, 100, "recovery")));
+    }
+
+    #[test]
     fn a_zero_interval_writes_every_change() {
-        let mut tr = FlowTrace::new(1, Duration::ZERO);
+        let mut tr = Flows::new(1, Duration::ZERO);
         for (t, c) in [(0.1, 10), (0.2, 10), (0.3, 11), (0.35, 12), (5.0, 12)] {
             tr.record(ms(t), 0, sample(c, "slow_start"));
         }
         tr.flush(ms(9.0));
-        assert_eq!(rows(&tr), [(0.1, 0, 10, "slow_start"), (0.3, 0, 11, "slow_start"), (0.35, 0, 12, "slow_start")]);
+        assert_eq!(
+            rows(&tr.trace),
+            [(0.1, 0, 10, "slow_start"), (0.3, 0, 11, "slow_start"), (0.35, 0, 12, "slow_start")]
+        );
     }
 
     #[test]
@@ -570,6 +821,48 @@ mod tests {
             (0..q.t.len()).map(|i| ((q.t[i] * 1e3).round(), q.link[i], q.packets[i], q.bytes[i])).collect();
         assert_eq!(got, [(2.0, 0, 5, 7500), (3.0, 0, 5, 7500), (4.0, 0, 0, 0)]);
         assert_eq!(q.sojourn[0], 100e-6);
+    }
+
+    #[test]
+    fn the_phase_column_reads_and_serialises_as_the_names_it_was_given() {
+        let mut p = Phases::default();
+        let names = ["handshake", "slow_start", "recovery", "slow_start", "handshake"];
+        for n in names {
+            p.push_n(n, 1);
+        }
+        assert_eq!(p.codes, [0, 1, 2, 1, 0], "a byte per row, one code per distinct name");
+        assert_eq!((0..p.len()).map(|i| p[i]).collect::<Vec<_>>(), names);
+        assert_eq!(p.iter().copied().collect::<Vec<_>>(), names);
+        assert_eq!(serde_json::to_string(&p).unwrap(), serde_json::to_string(&names).unwrap());
+    }
+
+    #[test]
+    fn merging_the_keys_runs_orders_rows_as_a_stable_sort_by_time_and_key_does() {
+        // Five keys writing their rows in time order (with repeated times), interleaved by a
+        // fixed pseudo-random choice of the next writer.
+        let (mut t, mut key) = (Vec::new(), Vec::new());
+        let mut clock = [0u64; 5];
+        let mut x = 12345u64;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let k = (x >> 33) as usize % 5;
+            clock[k] += (x >> 40) % 3;
+            t.push(clock[k] as f64 * 1e-4);
+            key.push(k as u32 * 7);
+        }
+        let mut stable: Vec<u32> = (0..t.len() as u32).collect();
+        stable.sort_by(|&a, &b| t[a as usize].total_cmp(&t[b as usize]).then(key[a as usize].cmp(&key[b as usize])));
+        assert_eq!(time_order(&t, &key), Some(stable));
+    }
+
+    #[test]
+    fn ordered_bits_sort_as_total_cmp_does() {
+        let xs = [3.5, -0.0, 0.0, f64::INFINITY, -2.0, 1e-300, -f64::INFINITY, 2.0, f64::NAN, -1e-300, 3.5];
+        for a in xs {
+            for b in xs {
+                assert_eq!(ordered_bits(a).cmp(&ordered_bits(b)), a.total_cmp(&b), "{a} vs {b}");
+            }
+        }
     }
 
     #[test]

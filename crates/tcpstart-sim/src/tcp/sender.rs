@@ -177,11 +177,16 @@ impl Sender {
             pacing_rate: self.cc.pacing_rate(),
             delivered: self.snd_una,
             retransmissions: self.stats.retransmissions,
-            phase: match self.state {
-                State::Idle | State::SynSent => "handshake",
-                State::Established => self.cc.phase(),
-                State::Done => "done",
-            },
+            phase: self.phase(),
+        }
+    }
+
+    /// The phase a trace row shows: the controller's while the connection is established.
+    pub fn phase(&self) -> &'static str {
+        match self.state {
+            State::Idle | State::SynSent => "handshake",
+            State::Established => self.cc.phase(),
+            State::Done => "done",
         }
     }
 
