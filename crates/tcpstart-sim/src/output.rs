@@ -54,6 +54,7 @@ pub struct Summary {
     pub classes: BTreeMap<String, ClassSummary>,
     /// Over the flows that started; null if none did.
     pub jain_index: Option<f64>,
+    /// By link index, which the traces' `link` columns hold.
     pub links: Vec<LinkSummary>,
     pub sim: SimSummary,
     pub invariants: Invariants,
@@ -165,7 +166,6 @@ pub struct RunOutput {
     pub flows: FlowTrace,
     pub queues: QueueTrace,
     pub packets: Option<PacketTrace>,
-    pub link_names: Vec<String>,
     /// Complete pcap files, by link name.
     pub pcaps: Vec<(String, Vec<u8>)>,
 }

@@ -34,7 +34,7 @@ fn phases(out: &Run) -> Vec<(f64, &'static str)> {
 
 /// Time-weighted mean of the bottleneck queue (packets) from `from` seconds to the end.
 fn mean_queue(out: &Run, from: f64) -> f64 {
-    let link = out.link_names.iter().position(|n| n == "bottleneck").unwrap() as u32;
+    let link = out.summary["links"].as_array().unwrap().iter().position(|l| l["name"] == "bottleneck").unwrap() as u32;
     let q = &out.queues;
     let pts: Vec<(f64, u64)> =
         (0..q.t.len()).filter(|&i| q.link[i] == link && q.t[i] >= from).map(|i| (q.t[i], q.packets[i])).collect();
