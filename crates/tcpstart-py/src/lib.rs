@@ -6,6 +6,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
+use tcpstart_sim::output::{LinkSummary, Summary};
 use tcpstart_sim::trace::{FlowTrace, PacketTrace, Phases, QueueTrace};
 use tcpstart_sim::{scenario, ScenarioError};
 
@@ -79,19 +80,19 @@ fn phases<'py>(py: Python<'py>, column: &Phases) -> PyResult<Bound<'py, PyTuple>
     categorical(py, &codes, categories)
 }
 
-fn link_names<'py>(py: Python<'py>, indices: &[u32], names: &'py [String]) -> PyResult<Bound<'py, PyTuple>> {
-    text(py, indices.iter().map(|&i| names.get(i as usize).map_or("", String::as_str)))
+fn link_names<'py>(py: Python<'py>, indices: &[u32], links: &'py [LinkSummary]) -> PyResult<Bound<'py, PyTuple>> {
+    text(py, indices.iter().map(|&i| links.get(i as usize).map_or("", |l| l.name.as_str())))
 }
 
 /// A finished run, kept in Rust: Python converts each part only when it is first asked for, so
 /// a sweep that reads a few numbers of each run pays nothing for the rest.
 #[pyclass(module = "tcpstart._core")]
 struct Run {
-    summary: serde_json::Value,
+    /// Typed, so releasing a run frees a few Vecs; a dict only when `summary()` asks.
+    summary: Summary,
     flows: Option<FlowTrace>,
     queues: Option<QueueTrace>,
     packets: Option<PacketTrace>,
-    link_names: Vec<String>,
     pcaps: Vec<(String, Vec<u8>)>,
     /// Wall time of the simulation alone, kept out of the summary, which must be identical from
     /// run to run.
@@ -137,13 +138,13 @@ fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py,
 impl Run {
     /// The summary (flows, links, classes, udp, sim, invariants) as a new dict.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, &self.summary)
+        to_python(py, &self.summary.to_value())
     }
 
     /// Whether the run's packet accounting adds up (`summary["invariants"]["ok"]`).
     #[getter]
     fn invariants_ok(&self) -> bool {
-        self.summary["invariants"]["ok"] == serde_json::Value::Bool(true)
+        self.summary.invariants.ok
     }
 
     /// The flow time series as columns; hands them over once (the Rust copy is freed).
@@ -169,7 +170,7 @@ impl Run {
         let q = self.queues.take().ok_or_else(|| taken("queues"))?;
         let queues = PyDict::new(py);
         queues.set_item("t", numeric(py, "f8", &q.t))?;
-        queues.set_item("link", link_names(py, &q.link, &self.link_names)?)?;
+        queues.set_item("link", link_names(py, &q.link, &self.summary.links)?)?;
         queues.set_item("packets", numeric(py, "u8", &q.packets))?;
         queues.set_item("bytes", numeric(py, "u8", &q.bytes))?;
         queues.set_item("sojourn", numeric(py, "f8", &q.sojourn))?;
@@ -192,7 +193,7 @@ impl Run {
         packets.set_item("seq", numeric(py, "u8", &p.seq))?;
         packets.set_item("ack", numeric(py, "u8", &p.ack))?;
         packets.set_item("len", numeric(py, "u4", &p.len))?;
-        packets.set_item("link", link_names(py, &p.link, &self.link_names)?)?;
+        packets.set_item("link", link_names(py, &p.link, &self.summary.links)?)?;
         Ok(Some(packets))
     }
 
@@ -217,7 +218,6 @@ fn simulate(scenario_json: &str) -> Result<Run, ScenarioError> {
         flows: Some(out.flows),
         queues: Some(out.queues),
         packets: out.packets,
-        link_names: out.link_names,
         pcaps: out.pcaps,
         core_seconds,
     })

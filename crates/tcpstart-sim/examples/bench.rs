@@ -35,27 +35,26 @@ fn main() {
     let wall = t.elapsed().as_secs_f64();
 
     let s = &out.summary;
-    let links = s["links"].as_array().expect("summary has links");
-    let bottleneck = links.iter().find(|l| l["name"] == "bottleneck").expect("a forward bottleneck link");
-    let bottleneck_pkts = bottleneck["packets_sent"].as_u64().unwrap_or(0);
+    let bottleneck = s.links.iter().find(|l| l.name == "bottleneck").expect("a forward bottleneck link");
+    let bottleneck_pkts = bottleneck.packets_sent;
     // Every hop a packet makes costs the simulator work, so the all-links total is the fairer
     // measure of simulator speed; the bottleneck figure is the one users think in.
-    let total_pkts: u64 = links.iter().map(|l| l["packets_sent"].as_u64().unwrap_or(0)).sum();
-    let events = s["sim"]["events"].as_u64().unwrap_or(0);
-    let invariants_ok = s["invariants"]["ok"].as_bool() == Some(true);
+    let total_pkts: u64 = s.links.iter().map(|l| l.packets_sent).sum();
+    let events = s.sim.events;
+    let invariants_ok = s.invariants.ok;
 
     println!("scenario: {flows} x newreno, 1 Gb/s, 20 ms one-way, 1000 pkt drop-tail, {duration} simulated");
     println!("parse wall time:              {:.6} s", parse_wall);
     println!("run wall time:                {:.3} s", wall);
-    println!("simulated end time:           {:.3} s", s["sim"]["end_time"].as_f64().unwrap_or(0.0));
+    println!("simulated end time:           {:.3} s", s.sim.end_time);
     println!("bottleneck packets:           {bottleneck_pkts}");
     println!("bottleneck packets / wall s:  {:.0}", bottleneck_pkts as f64 / wall);
     println!("all-link packets:             {total_pkts}");
     println!("all-link packets / wall s:    {:.0}", total_pkts as f64 / wall);
     println!("events:                       {events}");
     println!("events / wall s:              {:.0}", events as f64 / wall);
-    println!("bottleneck utilization:       {:.4}", bottleneck["utilization"].as_f64().unwrap_or(0.0));
-    println!("bottleneck drops:             {}", bottleneck["drops"]);
+    println!("bottleneck utilization:       {:.4}", bottleneck.utilization);
+    println!("bottleneck drops:             {}", bottleneck.drops);
     println!("invariants ok:                {invariants_ok}");
     // The time series are kept in full (1 ms default sampling), so they are the part of memory
     // expected to grow with simulated duration; printed to tell that apart from a leak.
@@ -64,7 +63,7 @@ fn main() {
     println!("peak RSS (VmHWM):             {}", peak_rss().unwrap_or_else(|| "unavailable".into()));
 
     if !invariants_ok {
-        eprintln!("invariants failed: {}", s["invariants"]);
+        eprintln!("invariants failed: {:?}", s.invariants);
         std::process::exit(1);
     }
 }

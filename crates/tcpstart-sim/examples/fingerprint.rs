@@ -49,7 +49,7 @@ fn main() {
         eprintln!("{path}: {e}");
         std::process::exit(2)
     });
-    println!("{}", serde_json::to_string_pretty(&out.summary).expect("a summary serialises"));
+    println!("{}", serde_json::to_string_pretty(&out.summary.to_value()).expect("a summary serialises"));
     columns("flows", &out.flows);
     columns("queues", &out.queues);
     if let Some(packets) = &out.packets {

@@ -33,21 +33,12 @@ pub fn run(scenario: Scenario) -> RunOutput {
     sim.run();
     let invariants = output::invariants(&sim);
     let summary = output::summary(&sim, &invariants);
-    let link_names: Vec<String> = sim.links.iter().map(|l| l.name.clone()).collect();
     let pcaps = std::mem::take(&mut sim.captures)
         .into_iter()
-        .zip(&link_names)
-        .filter_map(|(w, name)| w.map(|w| (name.clone(), w.into_bytes())))
+        .zip(&sim.links)
+        .filter_map(|(w, link)| w.map(|w| (link.name.clone(), w.into_bytes())))
         .collect();
-    RunOutput {
-        summary,
-        invariants,
-        flows: sim.flow_trace,
-        queues: sim.queue_trace,
-        packets: sim.packet_trace,
-        link_names,
-        pcaps,
-    }
+    RunOutput { summary, invariants, flows: sim.flow_trace, queues: sim.queue_trace, packets: sim.packet_trace, pcaps }
 }
 
 /// Parses, validates and runs a scenario given as JSON.

@@ -1,9 +1,19 @@
 //! What a run hands back: the summary metrics, the time series, and packet captures.
+//!
+//! The summary is typed: a run holds a few Vecs rather than a tree of small maps and strings,
+//! so a sweep of many short runs pays little to release them. It becomes JSON (a
+//! `serde_json::Value`, whose maps sort their keys) only when asked for; the field types below
+//! fix the JSON number types (integers stay integers, floats stay floats, `None` is null).
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tcpstart_cc::Instant;
 
+use crate::ack_compression::AckCompressionMode;
+use crate::metrics::ClassSummary;
+use crate::packet::Direction;
 use crate::sim::Simulation;
 use crate::trace::{FlowTrace, PacketTrace, QueueTrace};
 
@@ -15,12 +25,12 @@ fn ratio(part: u64, whole: u64) -> f64 {
     }
 }
 
-fn secs(t: Option<Instant>) -> Value {
-    t.map_or(Value::Null, |t| json!(t.as_secs_f64()))
+fn secs(t: Option<Instant>) -> Option<f64> {
+    t.map(|t| t.as_secs_f64())
 }
 
 /// Conservation and sanity checks over a finished run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Invariants {
     pub packets_created: u64,
     pub delivered: u64,
@@ -36,13 +46,126 @@ pub struct Invariants {
     pub ok: bool,
 }
 
+/// The summary of a run; `to_value` gives its JSON (summary.json, `Run.summary()`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub flows: Vec<FlowSummary>,
+    pub udp: Vec<UdpSummary>,
+    pub classes: BTreeMap<String, ClassSummary>,
+    /// Over the flows that started; null if none did.
+    pub jain_index: Option<f64>,
+    /// By link index, which the traces' `link` columns hold.
+    pub links: Vec<LinkSummary>,
+    pub sim: SimSummary,
+    pub invariants: Invariants,
+}
+
+impl Summary {
+    /// The summary as JSON, keys sorted.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("a summary has string keys only")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSummary {
+    pub id: usize,
+    pub algorithm: String,
+    pub class: String,
+    pub direction: Direction,
+    pub host: u32,
+    /// Null for a web object that never began.
+    pub start: Option<f64>,
+    pub started: bool,
+    pub size: Option<u64>,
+    pub completed: bool,
+    pub completion_time: Option<f64>,
+    pub goodput_bps: f64,
+    pub bytes_acked: u64,
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub fast_recoveries: u64,
+    pub timeouts: u64,
+    pub drops: u64,
+    pub data_drops: u64,
+    pub drop_rate: f64,
+    pub max_cwnd: u64,
+    pub ss_exit_time: Option<f64>,
+    pub ss_exit_cwnd: Option<u64>,
+    pub bdp_bytes: u64,
+    pub time_to_bdp: Option<f64>,
+    pub base_rtt: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSummary {
+    pub name: String,
+    pub rate_bps: f64,
+    pub utilization: f64,
+    pub arrivals: u64,
+    pub packets_sent: u64,
+    pub drops: u64,
+    pub overflow_drops: u64,
+    pub early_drops: u64,
+    pub forced_drops: u64,
+    pub random_losses: u64,
+    pub bit_errors: u64,
+    pub drop_rate: f64,
+    pub max_queue_packets: usize,
+    pub max_queue_bytes: u64,
+    pub mean_queue_packets: f64,
+    pub sojourn: SojournSummary,
+    pub ack_compression: Option<AckCompressionSummary>,
+}
+
+/// Queueing delay at a link, seconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SojournSummary {
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AckCompressionSummary {
+    pub mode: AckCompressionMode,
+    pub interval: f64,
+    pub acks_held: u64,
+    pub acks_merged: u64,
+    pub batches: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UdpSummary {
+    pub id: usize,
+    pub class: String,
+    pub direction: Direction,
+    pub host: u32,
+    pub rate_bps: f64,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub lost_packets: u64,
+    pub loss_rate: f64,
+    pub goodput_bps: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimSummary {
+    pub end_time: f64,
+    pub events: u64,
+    pub seed: u64,
+}
+
 pub struct RunOutput {
-    pub summary: Value,
+    pub summary: Summary,
     pub invariants: Invariants,
     pub flows: FlowTrace,
     pub queues: QueueTrace,
     pub packets: Option<PacketTrace>,
-    pub link_names: Vec<String>,
     /// Complete pcap files, by link name.
     pub pcaps: Vec<(String, Vec<u8>)>,
 }
@@ -65,10 +188,10 @@ pub fn invariants(sim: &Simulation) -> Invariants {
     }
 }
 
-pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
+pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {
     let s = &sim.scenario;
     let end = sim.end_time();
-    let flows: Vec<Value> = s
+    let flows: Vec<FlowSummary> = s
         .flows
         .iter()
         .enumerate()
@@ -85,79 +208,79 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
             // A web object's `start` is its offset within its page; report when it really began.
             let start = match f.page {
                 Some(_) => secs(st.syn_at),
-                None => json!(f.start.as_secs_f64()),
+                None => Some(f.start.as_secs_f64()),
             };
             let data_drops = sim.flow_data_drops(i);
-            json!({
-                "id": i,
-                "algorithm": f.algorithm,
-                "class": f.class,
-                "direction": f.direction,
-                "host": f.host,
-                "start": start,
-                "started": st.syn_at.is_some(),
-                "size": f.size,
-                "completed": st.done_at.is_some(),
-                "completion_time": completion.map(|d| d.as_secs_f64()),
-                "goodput_bps": goodput,
-                "bytes_acked": snd.bytes_acked(),
-                "segments_sent": st.segments_sent,
-                "retransmissions": st.retransmissions,
-                "fast_recoveries": st.fast_recoveries,
-                "timeouts": st.timeouts,
-                "drops": sim.flow_drops(i),
-                "data_drops": data_drops,
-                "drop_rate": ratio(data_drops, st.segments_sent),
-                "max_cwnd": st.max_cwnd,
-                "ss_exit_time": secs(since_syn(st.slow_start_exit.map(|e| e.0))),
-                "ss_exit_cwnd": st.slow_start_exit.map(|e| e.1),
-                "bdp_bytes": bdp,
-                "time_to_bdp": secs(since_syn(st.reached_bdp_at)),
-                "base_rtt": base_rtt.as_secs_f64(),
-            })
+            FlowSummary {
+                id: i,
+                algorithm: f.algorithm.clone(),
+                class: f.class.clone(),
+                direction: f.direction,
+                host: f.host,
+                start,
+                started: st.syn_at.is_some(),
+                size: f.size,
+                completed: st.done_at.is_some(),
+                completion_time: completion.map(|d| d.as_secs_f64()),
+                goodput_bps: goodput,
+                bytes_acked: snd.bytes_acked(),
+                segments_sent: st.segments_sent,
+                retransmissions: st.retransmissions,
+                fast_recoveries: st.fast_recoveries,
+                timeouts: st.timeouts,
+                drops: sim.flow_drops(i),
+                data_drops,
+                drop_rate: ratio(data_drops, st.segments_sent),
+                max_cwnd: st.max_cwnd,
+                ss_exit_time: secs(since_syn(st.slow_start_exit.map(|e| e.0))),
+                ss_exit_cwnd: st.slow_start_exit.map(|e| e.1),
+                bdp_bytes: bdp,
+                time_to_bdp: secs(since_syn(st.reached_bdp_at)),
+                base_rtt: base_rtt.as_secs_f64(),
+            }
         })
         .collect();
-    let links: Vec<Value> = sim
+    let links: Vec<LinkSummary> = sim
         .links
         .iter()
         .map(|l| {
             let st = &l.stats;
             let capacity_bits = l.rate_bps * end.as_secs_f64();
             let sojourn = &st.sojourn;
-            json!({
-                "name": l.name,
-                "rate_bps": l.rate_bps,
-                "utilization": if capacity_bits > 0.0 { st.bytes_sent as f64 * 8.0 / capacity_bits } else { 0.0 },
-                "arrivals": st.arrivals,
-                "packets_sent": st.packets_sent,
-                "drops": st.drops,
-                "overflow_drops": st.overflow_drops,
-                "early_drops": st.early_drops,
-                "forced_drops": st.forced_drops,
-                "random_losses": st.random_losses,
-                "bit_errors": st.bit_errors,
-                "drop_rate": st.drop_rate(),
-                "max_queue_packets": st.max_queue_packets,
-                "max_queue_bytes": st.max_queue_bytes,
-                "mean_queue_packets": st.mean_queue_packets(end),
-                "sojourn": {
-                    "mean": sojourn.mean().as_secs_f64(),
-                    "p50": sojourn.quantile(0.5).as_secs_f64(),
-                    "p95": sojourn.quantile(0.95).as_secs_f64(),
-                    "p99": sojourn.quantile(0.99).as_secs_f64(),
-                    "max": sojourn.max.as_secs_f64(),
+            LinkSummary {
+                name: l.name.clone(),
+                rate_bps: l.rate_bps,
+                utilization: if capacity_bits > 0.0 { st.bytes_sent as f64 * 8.0 / capacity_bits } else { 0.0 },
+                arrivals: st.arrivals,
+                packets_sent: st.packets_sent,
+                drops: st.drops,
+                overflow_drops: st.overflow_drops,
+                early_drops: st.early_drops,
+                forced_drops: st.forced_drops,
+                random_losses: st.random_losses,
+                bit_errors: st.bit_errors,
+                drop_rate: st.drop_rate(),
+                max_queue_packets: st.max_queue_packets,
+                max_queue_bytes: st.max_queue_bytes,
+                mean_queue_packets: st.mean_queue_packets(end),
+                sojourn: SojournSummary {
+                    mean: sojourn.mean().as_secs_f64(),
+                    p50: sojourn.quantile(0.5).as_secs_f64(),
+                    p95: sojourn.quantile(0.95).as_secs_f64(),
+                    p99: sojourn.quantile(0.99).as_secs_f64(),
+                    max: sojourn.max.as_secs_f64(),
                 },
-                "ack_compression": l.compressor.as_ref().map(|c| json!({
-                    "mode": c.spec().mode,
-                    "interval": c.spec().interval.as_secs_f64(),
-                    "acks_held": c.stats.held,
-                    "acks_merged": c.stats.merged,
-                    "batches": c.stats.batches,
-                })),
-            })
+                ack_compression: l.compressor.as_ref().map(|c| AckCompressionSummary {
+                    mode: c.spec().mode,
+                    interval: c.spec().interval.as_secs_f64(),
+                    acks_held: c.stats.held,
+                    acks_merged: c.stats.merged,
+                    batches: c.stats.batches,
+                }),
+            }
         })
         .collect();
-    let udp: Vec<Value> = sim
+    let udp: Vec<UdpSummary> = sim
         .udp
         .iter()
         .enumerate()
@@ -165,31 +288,31 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Value {
             let st = &u.stats;
             let from = u.spec.start.as_secs_f64();
             let until = u.spec.stop.map_or(end.as_secs_f64(), |s| s.as_secs_f64().min(end.as_secs_f64()));
-            json!({
-                "id": s.flows.len() + j,
-                "class": u.spec.class,
-                "direction": u.spec.direction,
-                "host": u.spec.host,
-                "rate_bps": u.spec.rate_bps,
-                "sent_packets": st.sent_packets,
-                "sent_bytes": st.sent_bytes,
-                "delivered_packets": st.delivered_packets,
-                "delivered_bytes": st.delivered_bytes,
-                "lost_packets": st.lost_packets,
-                "loss_rate": ratio(st.lost_packets, st.sent_packets),
-                "goodput_bps": if until > from { st.delivered_bytes as f64 * 8.0 / (until - from) } else { 0.0 },
-            })
+            UdpSummary {
+                id: s.flows.len() + j,
+                class: u.spec.class.clone(),
+                direction: u.spec.direction,
+                host: u.spec.host,
+                rate_bps: u.spec.rate_bps,
+                sent_packets: st.sent_packets,
+                sent_bytes: st.sent_bytes,
+                delivered_packets: st.delivered_packets,
+                delivered_bytes: st.delivered_bytes,
+                lost_packets: st.lost_packets,
+                loss_rate: ratio(st.lost_packets, st.sent_packets),
+                goodput_bps: if until > from { st.delivered_bytes as f64 * 8.0 / (until - from) } else { 0.0 },
+            }
         })
         .collect();
     let classes = crate::metrics::classes(&flows, &udp, end.as_secs_f64());
-    let fairness = crate::metrics::jain(flows.iter().filter_map(crate::metrics::started_goodput));
-    json!({
-        "flows": flows,
-        "udp": udp,
-        "classes": classes,
-        "jain_index": fairness,
-        "links": links,
-        "sim": { "end_time": end.as_secs_f64(), "events": sim.events_processed(), "seed": s.seed },
-        "invariants": inv,
-    })
+    let jain_index = crate::metrics::jain(flows.iter().filter_map(crate::metrics::started_goodput));
+    Summary {
+        flows,
+        udp,
+        classes,
+        jain_index,
+        links,
+        sim: SimSummary { end_time: end.as_secs_f64(), events: sim.events_processed(), seed: s.seed },
+        invariants: inv.clone(),
+    }
 }

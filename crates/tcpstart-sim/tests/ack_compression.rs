@@ -3,12 +3,12 @@
 //! number of ACKs that get through.
 
 mod common;
+use common::Run;
 use serde_json::{json, Value};
-use tcpstart_sim::RunOutput;
 
 /// One 2 MB transfer over 10 Mb/s, an ACK per segment, with the given element on the ACK path.
 /// The buffer holds the whole transfer, so no loss puts SACK blocks on the ACKs.
-fn transfer(element: Value) -> RunOutput {
+fn transfer(element: Value) -> Run {
     let mut network = json!({"rate": "10Mbps", "rtt": "40ms", "queue": "2000pkt"});
     if !element.is_null() {
         network["reverse_ack_compression"] = element;
@@ -22,13 +22,13 @@ fn transfer(element: Value) -> RunOutput {
 }
 
 /// Gaps between consecutive events of one kind (data ACKs only: the SYN-ACK acknowledges 0).
-fn gaps(out: &RunOutput, event: &str) -> Vec<f64> {
+fn gaps(out: &Run, event: &str) -> Vec<f64> {
     let p = out.packets.as_ref().unwrap();
     let t: Vec<f64> = (0..p.t.len()).filter(|&i| p.event[i] == event && p.ack[i] > 0).map(|i| p.t[i]).collect();
     t.windows(2).map(|w| w[1] - w[0]).collect()
 }
 
-fn count(out: &RunOutput, event: &str) -> usize {
+fn count(out: &Run, event: &str) -> usize {
     gaps(out, event).len() + 1
 }
 

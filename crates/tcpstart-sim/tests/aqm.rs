@@ -10,7 +10,7 @@ fn f64_at(v: &Value, path: &[&str]) -> f64 {
     path.iter().fold(v, |v, k| &v[*k]).as_f64().unwrap_or_else(|| panic!("{path:?} missing in {v}"))
 }
 
-fn bulk(flows: u32, aqm: Value, queue: &str) -> tcpstart_sim::RunOutput {
+fn bulk(flows: u32, aqm: Value, queue: &str) -> common::Run {
     common::run(json!({
         "seed": 3,
         "duration": "40s",
@@ -77,7 +77,7 @@ fn codel_keeps_the_sojourn_time_near_its_target_where_droptail_fills_the_buffer(
     assert!(f64_at(c, &["early_drops"]) > 0.0 && f64_at(c, &["overflow_drops"]) == 0.0);
     assert!(f64_at(c, &["utilization"]) > 0.7, "CoDel should still keep the link mostly busy");
     // The queue trace carries the sojourn time too (link 0 is the bottleneck).
-    let traced = |o: &tcpstart_sim::RunOutput| {
+    let traced = |o: &common::Run| {
         let q = &o.queues;
         let mut v: Vec<f64> =
             (0..q.t.len()).filter(|&i| q.link[i] == 0 && q.t[i] > 5.0).map(|i| q.sojourn[i]).collect();
@@ -109,8 +109,8 @@ fn red_parameters_change_the_drop_pattern_and_runs_repeat_exactly() {
             "flows": [{"algorithm": "newreno", "count": 8}]
         }))
     };
-    let early = |o: &tcpstart_sim::RunOutput| f64_at(common::link(o, "bottleneck"), &["early_drops"]);
-    let mean_q = |o: &tcpstart_sim::RunOutput| f64_at(common::link(o, "bottleneck"), &["mean_queue_packets"]);
+    let early = |o: &common::Run| f64_at(common::link(o, "bottleneck"), &["early_drops"]);
+    let mean_q = |o: &common::Run| f64_at(common::link(o, "bottleneck"), &["mean_queue_packets"]);
     let (soft, hard) = (run(0.02, 1), run(0.2, 1));
     // A steeper drop curve holds the average queue lower.
     assert!(mean_q(&hard) < mean_q(&soft), "{} vs {}", mean_q(&hard), mean_q(&soft));

@@ -3,8 +3,8 @@
 //! allows, and loss recovery with packet conservation.
 
 mod common;
+use common::Run;
 use serde_json::{json, Value};
-use tcpstart_sim::RunOutput;
 
 const MSS: f64 = 1460.0;
 /// Payload share of a full segment on the wire (40 bytes of IP/TCP headers, no options).
@@ -21,7 +21,7 @@ fn single(rate: &str, rtt: &str, queue: &str, duration: &str) -> Value {
 }
 
 /// (time, phase, pacing rate) of flow 0, with repeated phases collapsed.
-fn phases(out: &RunOutput) -> Vec<(f64, &'static str)> {
+fn phases(out: &Run) -> Vec<(f64, &'static str)> {
     let f = &out.flows;
     let mut v: Vec<(f64, &'static str)> = Vec::new();
     for i in (0..f.t.len()).filter(|&i| f.flow[i] == 0) {
@@ -33,8 +33,8 @@ fn phases(out: &RunOutput) -> Vec<(f64, &'static str)> {
 }
 
 /// Time-weighted mean of the bottleneck queue (packets) from `from` seconds to the end.
-fn mean_queue(out: &RunOutput, from: f64) -> f64 {
-    let link = out.link_names.iter().position(|n| n == "bottleneck").unwrap() as u32;
+fn mean_queue(out: &Run, from: f64) -> f64 {
+    let link = out.summary["links"].as_array().unwrap().iter().position(|l| l["name"] == "bottleneck").unwrap() as u32;
     let q = &out.queues;
     let pts: Vec<(f64, u64)> =
         (0..q.t.len()).filter(|&i| q.link[i] == link && q.t[i] >= from).map(|i| (q.t[i], q.packets[i])).collect();

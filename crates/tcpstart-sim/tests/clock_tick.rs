@@ -9,7 +9,7 @@
 mod common;
 use serde_json::json;
 
-fn run(tick: &str, start_us: u64) -> tcpstart_sim::RunOutput {
+fn run(tick: &str, start_us: u64) -> common::Run {
     common::run(json!({
         "network": {"rate": "20Mbps", "rtt": "500ms", "queue": "2000pkt"},
         "tcp": {"clock_tick": tick},
@@ -21,7 +21,7 @@ fn run(tick: &str, start_us: u64) -> tcpstart_sim::RunOutput {
 
 #[test]
 fn rtt_samples_are_whole_ticks() {
-    let whole_ms = |out: &tcpstart_sim::RunOutput| {
+    let whole_ms = |out: &common::Run| {
         let rtts: Vec<f64> = out.flows.rtt.iter().copied().filter(|r| r.is_finite()).collect();
         assert!(rtts.len() > 100);
         rtts.iter().all(|r| ((r * 1e3) - (r * 1e3).round()).abs() < 1e-6)

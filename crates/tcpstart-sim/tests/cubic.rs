@@ -4,13 +4,13 @@
 //! slow start.
 
 mod common;
+use common::Run;
 use serde_json::json;
-use tcpstart_sim::RunOutput;
 
 const MSS: f64 = 1460.0;
 
 /// (phase, time, cwnd in segments, retransmissions so far) at each phase change of flow 0.
-fn phases(out: &RunOutput) -> Vec<(&'static str, f64, f64, u64)> {
+fn phases(out: &Run) -> Vec<(&'static str, f64, f64, u64)> {
     let f = &out.flows;
     let mut v: Vec<(&'static str, f64, f64, u64)> = vec![];
     for i in 0..f.t.len() {
@@ -22,18 +22,18 @@ fn phases(out: &RunOutput) -> Vec<(&'static str, f64, f64, u64)> {
 }
 
 /// The phase that followed slow start, and the retransmissions counted when it began.
-fn after_slow_start(out: &RunOutput) -> (&'static str, u64) {
+fn after_slow_start(out: &Run) -> (&'static str, u64) {
     let p = phases(out);
     let i = p.iter().position(|p| p.0 == "slow_start").expect("slow start");
     (p[i + 1].0, p[i + 1].3)
 }
 
-fn drops(out: &RunOutput) -> u64 {
+fn drops(out: &Run) -> u64 {
     common::flow(out, 0)["drops"].as_u64().unwrap()
 }
 
 /// cwnd in segments when slow start ended.
-fn exit_cwnd(out: &RunOutput) -> f64 {
+fn exit_cwnd(out: &Run) -> f64 {
     common::flow(out, 0)["ss_exit_cwnd"].as_f64().unwrap() / MSS
 }
 
@@ -76,7 +76,7 @@ fn window_after_a_loss_follows_the_cubic_curve() {
     assert!((at(k) - w_max).abs() <= 0.01 * w_max, "cwnd at K {} vs W_max {w_max}", at(k));
 }
 
-fn startup(algorithm: &str, rate: &str, queue: &str, duration: &str) -> RunOutput {
+fn startup(algorithm: &str, rate: &str, queue: &str, duration: &str) -> Run {
     common::run(json!({
         "duration": duration,
         "network": {"rate": rate, "rtt": "100ms", "queue": queue},

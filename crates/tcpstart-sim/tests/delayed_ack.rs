@@ -3,15 +3,15 @@
 //! quick-ACKs at connection start.
 
 mod common;
+use common::Run;
 use serde_json::{json, Value};
-use tcpstart_sim::RunOutput;
 
 const SEGMENTS: u64 = 100;
 const MSS: u64 = 1460;
 
 /// 100 segments sent in one flight (initial window 100), so they reach the receiver back-to-back
 /// and the ACK count depends on the receiver's policy alone.
-fn one_flight(tcp: Value) -> RunOutput {
+fn one_flight(tcp: Value) -> Run {
     let mut tcp_options = json!({"initial_window": SEGMENTS, "mss": MSS});
     tcp_options.as_object_mut().unwrap().extend(tcp.as_object().unwrap().clone());
     common::run(json!({
@@ -23,7 +23,7 @@ fn one_flight(tcp: Value) -> RunOutput {
 }
 
 /// (time, cumulative ACK) of the data ACKs the receiver sent.
-fn acks(out: &RunOutput) -> Vec<(f64, u64)> {
+fn acks(out: &Run) -> Vec<(f64, u64)> {
     let p = out.packets.as_ref().unwrap();
     (0..p.t.len()).filter(|&i| p.event[i] == "ack_send" && p.ack[i] > 0).map(|i| (p.t[i], p.ack[i])).collect()
 }

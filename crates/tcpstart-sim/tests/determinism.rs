@@ -14,7 +14,7 @@ fn lossy(seed: u64) -> Value {
 }
 
 /// Everything a run produces, serialised, for exact comparison.
-fn fingerprint(out: &tcpstart_sim::RunOutput) -> String {
+fn fingerprint(out: &common::Run) -> String {
     let series = serde_json::to_string(&(&out.flows, &out.queues, &out.packets)).unwrap();
     format!("{}{series}{:?}", out.summary, out.pcaps)
 }

@@ -11,7 +11,7 @@ const FULL_QUEUE_DELAY: f64 = 67.0 * 1512.0 * 8.0 / 100e6;
 
 /// One eHSTCP flow for 60 s on 100 Mbps / 40 ms with a drop-tail queue of `queue`; with `reverse`,
 /// the ACK path has its own slow bottleneck and a 100-packet queue.
-fn run(params: Value, queue: &str, reverse: Option<&str>) -> tcpstart_sim::RunOutput {
+fn run(params: Value, queue: &str, reverse: Option<&str>) -> common::Run {
     let mut network = json!({"rate": "100Mbps", "rtt": "40ms", "queue": queue});
     if let Some(rate) = reverse {
         network["reverse_rate"] = json!(rate);
@@ -27,7 +27,7 @@ fn run(params: Value, queue: &str, reverse: Option<&str>) -> tcpstart_sim::RunOu
 
 /// Fast-recovery entries after `after` seconds: (RTT sample just before, cwnd before, cwnd after)
 /// in seconds and segments.
-fn reductions(out: &tcpstart_sim::RunOutput, after: f64) -> Vec<(f64, f64, f64)> {
+fn reductions(out: &common::Run, after: f64) -> Vec<(f64, f64, f64)> {
     let f = &out.flows;
     (1..f.t.len())
         .filter(|&i| f.t[i] >= after && f.phase[i] == "recovery" && f.phase[i - 1] != "recovery")
@@ -35,16 +35,16 @@ fn reductions(out: &tcpstart_sim::RunOutput, after: f64) -> Vec<(f64, f64, f64)>
         .collect()
 }
 
-fn min_rtt(out: &tcpstart_sim::RunOutput) -> f64 {
+fn min_rtt(out: &common::Run) -> f64 {
     out.flows.rtt.iter().copied().filter(|r| r.is_finite()).fold(f64::INFINITY, f64::min)
 }
 
 /// Share of the trace samples spent in `phase`.
-fn share(out: &tcpstart_sim::RunOutput, phase: &str) -> f64 {
+fn share(out: &common::Run, phase: &str) -> f64 {
     out.flows.phase.iter().filter(|&&p| p == phase).count() as f64 / out.flows.phase.len() as f64
 }
 
-fn mean_cwnd(out: &tcpstart_sim::RunOutput, after: f64) -> f64 {
+fn mean_cwnd(out: &common::Run, after: f64) -> f64 {
     let c: Vec<f64> =
         common::cwnd_series(out, 0).into_iter().filter(|&(t, _)| t >= after).map(|(_, c)| c as f64 / MSS).collect();
     c.iter().sum::<f64>() / c.len() as f64
@@ -97,7 +97,7 @@ fn backward_congestion_does_not_shrink_the_window() {
     }
     let (hs_corrected, hs_plain) = (share(&corrected, "hstcp_increase"), share(&plain, "hstcp_increase"));
     let (w_corrected, w_plain) = (mean_cwnd(&corrected, 5.0), mean_cwnd(&plain, 5.0));
-    let goodput = |o: &tcpstart_sim::RunOutput| common::flow(o, 0)["goodput_bps"].as_f64().unwrap() / 1e6;
+    let goodput = |o: &common::Run| common::flow(o, 0)["goodput_bps"].as_f64().unwrap() / 1e6;
     println!(
         "HighSpeed increase {hs_corrected:.3} vs {hs_plain:.3} of the time; mean cwnd {w_corrected:.0} vs {w_plain:.0}; goodput {:.1} vs {:.1} Mbps",
         goodput(&corrected),

@@ -13,7 +13,7 @@ const TABLE_1: [(u32, u32); 8] = [(10, 12), (5, 22), (10, 22), (20, 22), (50, 22
 /// 400-byte packets: 348 bytes of payload + 40 bytes of IP/TCP header + 12 of timestamps.
 const MSS: u64 = 348;
 
-fn run(algorithm: &str, mbps: u32, rtt_ms: u32) -> tcpstart_sim::RunOutput {
+fn run(algorithm: &str, mbps: u32, rtt_ms: u32) -> common::Run {
     common::run(json!({
         "duration": format!("{}ms", 40 * rtt_ms),
         "network": {"rate": format!("{mbps}Mbps"), "rtt": format!("{rtt_ms}ms"), "access_delay": "0.5ms", "queue": "1bdp"},
@@ -22,12 +22,12 @@ fn run(algorithm: &str, mbps: u32, rtt_ms: u32) -> tcpstart_sim::RunOutput {
     }))
 }
 
-fn f64_of(out: &tcpstart_sim::RunOutput, key: &str) -> f64 {
+fn f64_of(out: &common::Run, key: &str) -> f64 {
     common::flow(out, 0)[key].as_f64().unwrap_or_else(|| panic!("{key} missing: {}", common::flow(out, 0)))
 }
 
 /// First time the window holds `bytes` of payload.
-fn time_to(out: &tcpstart_sim::RunOutput, bytes: f64) -> f64 {
+fn time_to(out: &common::Run, bytes: f64) -> f64 {
     let series = common::cwnd_series(out, 0);
     series.iter().find(|(_, c)| *c as f64 >= bytes).map_or(f64::INFINITY, |(t, _)| *t)
 }

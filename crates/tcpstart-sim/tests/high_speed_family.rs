@@ -12,7 +12,7 @@ fn first_time(series: &[(f64, u64)], from: f64, pred: impl Fn(f64) -> bool) -> O
 }
 
 /// (time, cwnd before, cwnd after) of each recovery entry of flow 0.
-fn reductions(out: &tcpstart_sim::RunOutput) -> Vec<(f64, f64, f64)> {
+fn reductions(out: &common::Run) -> Vec<(f64, f64, f64)> {
     let f = &out.flows;
     (1..f.t.len())
         .filter(|&i| f.phase[i] == "recovery" && f.phase[i - 1] != "recovery")
@@ -21,7 +21,7 @@ fn reductions(out: &tcpstart_sim::RunOutput) -> Vec<(f64, f64, f64)> {
 }
 
 /// One long flow on a path that is never the limit: 1 Gbps, 50 ms, a queue that never fills.
-fn fat_path(algorithm: &str, params: Value, duration: &str, loss: f64, tcp: Value) -> tcpstart_sim::RunOutput {
+fn fat_path(algorithm: &str, params: Value, duration: &str, loss: f64, tcp: Value) -> common::Run {
     common::run(json!({
         "seed": 11,
         "duration": duration,

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 const MSS: u64 = 1460;
 
-fn path(flow: Value, queue: &str, tcp: Value) -> tcpstart_sim::RunOutput {
+fn path(flow: Value, queue: &str, tcp: Value) -> common::Run {
     let mut t = json!({"initial_window": 3, "sack": true});
     t.as_object_mut().unwrap().extend(tcp.as_object().unwrap().clone());
     common::run(json!({
@@ -20,12 +20,12 @@ fn path(flow: Value, queue: &str, tcp: Value) -> tcpstart_sim::RunOutput {
 }
 
 /// Times of one kind of packet-trace event (data segments only for "send": the SYN is one too).
-fn events(out: &tcpstart_sim::RunOutput, kind: &str) -> Vec<f64> {
+fn events(out: &common::Run, kind: &str) -> Vec<f64> {
     let p = out.packets.as_ref().unwrap();
     (0..p.t.len()).filter(|&i| p.event[i] == kind && (kind != "send" || p.len[i] > 0)).map(|i| p.t[i]).collect()
 }
 
-fn stat(out: &tcpstart_sim::RunOutput, key: &str) -> u64 {
+fn stat(out: &common::Run, key: &str) -> u64 {
     common::flow(out, 0)[key].as_u64().unwrap()
 }
 

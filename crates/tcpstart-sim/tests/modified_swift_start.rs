@@ -34,7 +34,7 @@ fn first_pair_serialisation() -> f64 {
     2.0 * tx(DATA_WIRE, ACCESS) + 2.0 * tx(DATA_WIRE, RATE) + 2.0 * tx(ACK_WIRE, ACCESS) + tx(ACK_WIRE, RATE)
 }
 
-fn t1(size: &str, pcap: bool) -> tcpstart_sim::RunOutput {
+fn t1(size: &str, pcap: bool) -> common::Run {
     let rtt = 0.11674;
     let propagation_ns = ((rtt - first_pair_serialisation()) * 1e9).round();
     let pcap: Vec<&str> = if pcap { vec!["sender0_out", "receiver0_out"] } else { vec![] };
@@ -48,7 +48,7 @@ fn t1(size: &str, pcap: bool) -> tcpstart_sim::RunOutput {
 }
 
 /// cwnd of the pacing samples, in order, without repeats.
-fn pacing_windows(out: &tcpstart_sim::RunOutput) -> Vec<u64> {
+fn pacing_windows(out: &common::Run) -> Vec<u64> {
     let f = &out.flows;
     let mut w: Vec<u64> = (0..f.t.len()).filter(|&i| f.phase[i] == "pacing").map(|i| f.cwnd[i]).collect();
     w.dedup();

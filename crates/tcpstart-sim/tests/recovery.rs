@@ -11,7 +11,7 @@ const MSS: f64 = 1460.0;
 
 /// A 300-segment transfer on a 10 Mbps / 100 ms path with a large queue, so only the scripted
 /// drops lose packets.
-fn transfer(algorithm: &str, sack: bool, drops: &[u64], extra_tcp: Value) -> tcpstart_sim::RunOutput {
+fn transfer(algorithm: &str, sack: bool, drops: &[u64], extra_tcp: Value) -> common::Run {
     let mut tcp = json!({"sack": sack, "delayed_ack": false, "initial_window": 10});
     tcp.as_object_mut().unwrap().extend(extra_tcp.as_object().unwrap().clone());
     common::run(json!({
@@ -22,16 +22,16 @@ fn transfer(algorithm: &str, sack: bool, drops: &[u64], extra_tcp: Value) -> tcp
     }))
 }
 
-fn stat(out: &tcpstart_sim::RunOutput, key: &str) -> u64 {
+fn stat(out: &common::Run, key: &str) -> u64 {
     common::flow(out, 0)[key].as_u64().unwrap()
 }
 
-fn completion(out: &tcpstart_sim::RunOutput) -> f64 {
+fn completion(out: &common::Run) -> f64 {
     common::flow(out, 0)["completion_time"].as_f64().unwrap()
 }
 
 /// Times of the packet-trace events of kind `event`.
-fn event_times(out: &tcpstart_sim::RunOutput, event: &str) -> Vec<f64> {
+fn event_times(out: &common::Run, event: &str) -> Vec<f64> {
     let p = out.packets.as_ref().unwrap();
     (0..p.t.len()).filter(|&i| p.event[i] == event).map(|i| p.t[i]).collect()
 }
@@ -137,7 +137,7 @@ fn limited_transmit_segments_stay_out_of_the_flight_size_that_sets_ssthresh() {
 }
 
 /// (time, segment number from 1) of the data packets with packet-trace event `event`.
-fn segments(out: &tcpstart_sim::RunOutput, event: &str) -> Vec<(f64, u64)> {
+fn segments(out: &common::Run, event: &str) -> Vec<(f64, u64)> {
     let p = out.packets.as_ref().unwrap();
     (0..p.t.len()).filter(|&i| p.event[i] == event).map(|i| (p.t[i], p.seq[i] / MSS as u64 + 1)).collect()
 }

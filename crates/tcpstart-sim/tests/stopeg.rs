@@ -10,7 +10,7 @@ const MSS: u64 = 348;
 /// Table 1 of the ESS paper: (BtlBw in Mbps, RTprop in ms).
 const TABLE1: [(u32, u32); 8] = [(10, 12), (5, 22), (10, 22), (20, 22), (50, 22), (10, 42), (20, 42), (10, 102)];
 
-fn run_on(algorithm: &str, mbps: u32, rtt_ms: u32, delayed_ack: bool) -> tcpstart_sim::RunOutput {
+fn run_on(algorithm: &str, mbps: u32, rtt_ms: u32, delayed_ack: bool) -> common::Run {
     common::run(json!({
         "duration": format!("{}ms", 20 * rtt_ms),
         "network": {"rate": format!("{mbps}Mbps"), "rtt": format!("{rtt_ms}ms"), "access_delay": "0.5ms", "queue": "1bdp"},
@@ -24,7 +24,7 @@ fn bdp_segments(mbps: u32, rtt_ms: u32) -> f64 {
 }
 
 /// (ssthresh, retransmissions) at the first congestion-avoidance sample, if any.
-fn stop(out: &tcpstart_sim::RunOutput) -> Option<(u64, u64)> {
+fn stop(out: &common::Run) -> Option<(u64, u64)> {
     let f = &out.flows;
     (0..f.t.len()).find(|&i| f.phase[i] == "congestion_avoidance").map(|i| (f.ssthresh[i], f.retransmissions[i]))
 }

@@ -14,8 +14,8 @@
 //!   is +48 ms, the "extra approximately 50 ms" of the report that made its estimate 140 %.
 
 mod common;
+use common::Run;
 use serde_json::{json, Value};
-use tcpstart_sim::RunOutput;
 
 const MSS: f64 = 1460.0;
 const DATA_WIRE: f64 = 1460.0 + 40.0 + 12.0;
@@ -36,14 +36,14 @@ fn scenario(algo: &str, rate_mbps: f64, rtt_ms: f64, params: Value, tcp: Value, 
 }
 
 /// (time, cwnd) of the first sample in phase `phase`.
-fn first_in_phase(out: &RunOutput, phase: &str) -> Option<(f64, u64)> {
+fn first_in_phase(out: &Run, phase: &str) -> Option<(f64, u64)> {
     let f = &out.flows;
     (0..f.t.len()).find(|&i| f.phase[i] == phase).map(|i| (f.t[i], f.cwnd[i]))
 }
 
 /// Start and end of the pacing phase: its first sample and the first sample after it (taken
 /// once the segment that ended pacing was sent).
-fn pacing_interval(out: &RunOutput) -> (f64, f64) {
+fn pacing_interval(out: &Run) -> (f64, f64) {
     let f = &out.flows;
     let start = (0..f.t.len()).find(|&i| f.phase[i] == "pacing").expect("a pacing phase");
     let end = (start..f.t.len()).find(|&i| f.phase[i] != "pacing").expect("pacing ends");
@@ -51,7 +51,7 @@ fn pacing_interval(out: &RunOutput) -> (f64, f64) {
 }
 
 /// Departure times of new data segments.
-fn sends(out: &RunOutput) -> Vec<(f64, u64)> {
+fn sends(out: &Run) -> Vec<(f64, u64)> {
     let p = out.packets.as_ref().unwrap();
     (0..p.t.len()).filter(|&i| p.event[i] == "send").map(|i| (p.t[i], p.seq[i])).collect()
 }

@@ -3,10 +3,10 @@
 //! without events pauses its rows.
 
 mod common;
+use common::Run;
 use serde_json::json;
-use tcpstart_sim::RunOutput;
 
-fn two_flows(rate: &str, duration: &str, interval: Option<&str>) -> RunOutput {
+fn two_flows(rate: &str, duration: &str, interval: Option<&str>) -> Run {
     let mut spec = json!({
         "seed": 3,
         "duration": duration,
@@ -20,7 +20,7 @@ fn two_flows(rate: &str, duration: &str, interval: Option<&str>) -> RunOutput {
 }
 
 /// Rows of `flow`: (time, cwnd, phase).
-fn rows(out: &RunOutput, flow: u32) -> Vec<(f64, u64, &'static str)> {
+fn rows(out: &Run, flow: u32) -> Vec<(f64, u64, &'static str)> {
     let f = &out.flows;
     (0..f.t.len()).filter(|&i| f.flow[i] == flow).map(|i| (f.t[i], f.cwnd[i], f.phase[i])).collect()
 }

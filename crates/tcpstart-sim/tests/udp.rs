@@ -6,7 +6,7 @@ mod common;
 use common::{link, run};
 use serde_json::{json, Value};
 
-fn udp(out: &tcpstart_sim::RunOutput, j: usize) -> &Value {
+fn udp(out: &common::Run, j: usize) -> &Value {
     &out.summary["udp"][j]
 }
 

@@ -6,7 +6,20 @@
 use serde_json::Value;
 use tcpstart_sim::{scenario, RunOutput};
 
-pub fn run(spec: Value) -> RunOutput {
+/// A finished run with its summary as summary.json has it, so tests read it by key.
+pub struct Run {
+    pub summary: Value,
+    out: RunOutput,
+}
+
+impl std::ops::Deref for Run {
+    type Target = RunOutput;
+    fn deref(&self) -> &RunOutput {
+        &self.out
+    }
+}
+
+pub fn run(spec: Value) -> Run {
     let s = scenario::from_json(&spec.to_string()).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
     let out = tcpstart_sim::run(s);
     let inv = &out.invariants;
@@ -16,14 +29,14 @@ pub fn run(spec: Value) -> RunOutput {
     assert!(monotonic(&out.flows.t, &out.flows.flow), "flow trace time went backwards");
     assert!(monotonic(&out.queues.t, &out.queues.link), "queue trace time went backwards");
     assert!(out.flows.cwnd.iter().all(|&c| c > 0));
-    out
+    Run { summary: out.summary.to_value(), out }
 }
 
-pub fn flow(out: &RunOutput, i: usize) -> &Value {
+pub fn flow(out: &Run, i: usize) -> &Value {
     &out.summary["flows"][i]
 }
 
-pub fn link<'a>(out: &'a RunOutput, name: &str) -> &'a Value {
+pub fn link<'a>(out: &'a Run, name: &str) -> &'a Value {
     out.summary["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap()
 }
 
