@@ -116,7 +116,8 @@ impl DeliveryRate {
             retransmitted: retransmission,
             sacked: false,
         };
-        match self.index_of(seq).filter(|_| retransmission) {
+        // New data always goes to the back; only a retransmission looks its snapshot up.
+        match retransmission.then(|| self.index_of(seq)).flatten() {
             Some(idx) => {
                 // SACKed segments are never retransmitted, so the covered ranges stay true.
                 debug_assert!(!self.snaps[idx].sacked);

@@ -2,31 +2,38 @@
 
 use core::time::Duration;
 
+/// Durations are kept in nanoseconds: `Duration`'s arithmetic splits every product and quotient
+/// into seconds and nanoseconds, which cost several times the integer operations on the ACK path.
+/// Both floor alike, so the results are the same to the nanosecond.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    srtt: Option<Duration>,
-    rttvar: Duration,
+    srtt: Option<u64>,
+    rttvar: u64,
     latest: Option<Duration>,
     min: Option<Duration>,
-    rto: Duration,
-    min_rto: Duration,
-    max_rto: Duration,
-    granularity: Duration,
+    rto: u64,
+    min_rto: u64,
+    max_rto: u64,
+    granularity: u64,
     /// Exponential backoff multiplier applied after timeouts (RFC 6298 5.5).
     backoff: u32,
+}
+
+fn nanos(d: Duration) -> u64 {
+    d.as_nanos() as u64
 }
 
 impl RttEstimator {
     pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration, granularity: Duration) -> Self {
         RttEstimator {
             srtt: None,
-            rttvar: Duration::ZERO,
+            rttvar: 0,
             latest: None,
             min: None,
-            rto: initial,
-            min_rto,
-            max_rto,
-            granularity,
+            rto: nanos(initial),
+            min_rto: nanos(min_rto),
+            max_rto: nanos(max_rto),
+            granularity: nanos(granularity),
             backoff: 0,
         }
     }
@@ -36,19 +43,20 @@ impl RttEstimator {
     pub fn sample(&mut self, r: Duration) {
         self.latest = Some(r);
         self.min = Some(self.min.map_or(r, |m| m.min(r)));
-        match self.srtt {
+        let r = nanos(r);
+        let srtt = match self.srtt {
             None => {
-                self.srtt = Some(r);
                 self.rttvar = r / 2;
+                r
             }
             Some(srtt) => {
                 // RTTVAR is updated first, with the old SRTT (alpha = 1/8, beta = 1/4).
                 let err = srtt.abs_diff(r);
                 self.rttvar = (self.rttvar * 3 + err) / 4;
-                self.srtt = Some((srtt * 7 + r) / 8);
+                (srtt * 7 + r) / 8
             }
-        }
-        let srtt = self.srtt.unwrap_or(r);
+        };
+        self.srtt = Some(srtt);
         self.rto = (srtt + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, self.max_rto);
         self.backoff = 0;
     }
@@ -61,16 +69,17 @@ impl RttEstimator {
     /// RFC 6298 5.7: a retransmitted SYN leaves a conservative 3 s initial timeout for the data.
     pub fn reset_after_syn_retransmission(&mut self) {
         if self.srtt.is_none() {
-            self.rto = Duration::from_secs(3).clamp(self.min_rto, self.max_rto);
+            self.rto = nanos(Duration::from_secs(3)).clamp(self.min_rto, self.max_rto);
         }
         self.backoff = 0;
     }
 
     pub fn rto(&self) -> Duration {
-        (self.rto * (1u32 << self.backoff.min(30))).min(self.max_rto)
+        // Saturating: a backed-off timer beyond u64 nanoseconds is capped at `max_rto` anyway.
+        Duration::from_nanos(self.rto.saturating_mul(1u64 << self.backoff.min(30)).min(self.max_rto))
     }
     pub fn srtt(&self) -> Option<Duration> {
-        self.srtt
+        self.srtt.map(Duration::from_nanos)
     }
     pub fn latest(&self) -> Option<Duration> {
         self.latest

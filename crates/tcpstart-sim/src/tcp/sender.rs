@@ -193,10 +193,15 @@ impl Sender {
     /// The window the sender obeys: PRR's during a PRR recovery, else the controller's cwnd plus
     /// recovery inflation.
     fn window(&self) -> u64 {
+        self.window_for(self.cc.cwnd())
+    }
+
+    /// [`Self::window`] for the controller's window `cwnd`, when the caller has just read it.
+    fn window_for(&self, cwnd: u64) -> u64 {
         match self.recovery {
             Some(Recovery { prr: Some(prr), .. }) => prr.cwnd,
-            Some(r) => (self.cc.cwnd() as i64 + r.inflation).max(0) as u64,
-            None => self.cc.cwnd(),
+            Some(r) => (cwnd as i64 + r.inflation).max(0) as u64,
+            None => cwnd,
         }
     }
 
@@ -671,7 +676,7 @@ impl Sender {
         if was_slow_start && !self.cc.in_slow_start() && self.stats.slow_start_exit.is_none() {
             self.stats.slow_start_exit = Some((now, window_before));
         }
-        let window = self.window();
+        let window = self.window_for(cwnd);
         self.stats.max_cwnd = self.stats.max_cwnd.max(window);
         if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
             self.stats.reached_bdp_at = Some(now);
