@@ -102,3 +102,88 @@ def test_the_summary_crosses_into_python_as_its_json_would() -> None:
         assert "already handed over" in str(e)
     else:
         raise AssertionError("a second take_flows() must fail")
+
+
+def _arg(args: list[str], name: str) -> str:
+    (value,) = [a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")]
+    return value
+
+
+def test_b3_in_ns3_is_200_transfers_on_100_pairs_a_start_every_50ms() -> None:
+    from tcpstart.bench_ns3 import ns3_args
+
+    for name in ("B3", "B3-iw200"):
+        args = ns3_args(name, None)
+        # The issue's B3: 200 connections of 200 x 1460 bytes over 100 + 100 hosts, a start every
+        # 50 ms from alternating sides, on the Jump Start paper's 5 Mbps / 64 ms / 60-packet path.
+        assert _arg(args, "flows") == "200" and _arg(args, "hosts") == "100"
+        assert _arg(args, "size") == str(200 * 1460) and _arg(args, "mss") == "1460"
+        starts = [float(t) for t in _arg(args, "starts").split(",")]
+        reverse = _arg(args, "reverse").split(",")
+        order = sorted(range(200), key=lambda i: starts[i])
+        assert [round(starts[i], 9) for i in order] == [round(0.05 * k, 9) for k in range(200)]
+        assert [reverse[i] for i in order] == ["0", "1"] * 100
+        # Flow i runs on pair i mod 100: left connection k and right connection k share pair k.
+        assert all(abs(starts[k + 100] - starts[k] - 0.05) < 1e-9 for k in range(100))
+        assert reverse[:100] == ["0"] * 100 and reverse[100:] == ["1"] * 100
+        assert _arg(args, "delay") == "32ms" and _arg(args, "queue") == "60p"
+        # Rates carry ns-3's 2-byte PPP header: 1502 / 1500 of ours (no timestamps in B3).
+        assert _arg(args, "rate") == "5006667bps" and _arg(args, "accessRate") == "50066667bps"
+        assert _arg(args, "timestamps") == "false" and _arg(args, "sack") == "true"
+        assert _arg(args, "delAckCount") == "2" and _arg(args, "recovery") == "TcpClassicRecovery"
+        # The initial window is the whole transfer (Jump Start's D) with ssthresh at it.
+        assert _arg(args, "iw") == "200"
+        assert _arg(args, "ns3::TcpSocket::InitialSlowStartThreshold") == str(200 * 1460)
+    paced = ns3_args("B3", None)
+    assert _arg(paced, "pacing") == "true" and _arg(paced, "ns3::TcpSocketState::PaceInitialWindow") == "true"
+    assert not any(a.startswith("--pacing=") for a in ns3_args("B3-iw200", None))
+
+
+def test_a_short_b3_counterpart_completes_every_transfer_in_ns3(monkeypatch) -> None:
+    import pytest
+
+    from tcpstart.bench_ns3 import ns3_status, run_ns3, transfer_args
+    from tcpstart.bench_scenarios import contention
+    from tcpstart.scenario import validate
+
+    monkeypatch.setenv("TCPSTART_REPO", str(Path(__file__).resolve().parent.parent))
+    ok, why = ns3_status()
+    if not ok:
+        pytest.skip(why)
+    # B3 on 3 host pairs: 6 connections from alternating sides, 50 ms apart.
+    out, wall, peak = run_ns3(transfer_args(validate(contention(pairs=3)(None)), None))
+    flows = out["flows"]
+    assert len(flows) == 6 and all(f["completed"] and f["bytes_acked"] == 200 * 1460 for f in flows)
+    assert sorted(round(f["start"], 9) for f in flows) == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25]
+    # The first connection's 200 segments leave paced over its handshake (one 64 ms RTT plus a
+    # SYN's serialisation) into an empty network: a 60-packet queue drops part of them.
+    assert flows[0]["drops"] > 0 and flows[0]["max_cwnd"] >= 200 * 1460
+    assert wall > 0 and peak > 1
+
+
+def test_bench_runs_b3_and_its_like_for_like_variant_in_ns3(cli, tmp_path: Path, monkeypatch) -> None:
+    import pytest
+
+    from tcpstart.bench_ns3 import ns3_status
+
+    monkeypatch.setenv("TCPSTART_REPO", str(Path(__file__).resolve().parent.parent))
+    ok, why = ns3_status()
+    if not ok:
+        pytest.skip(why)
+    status, out, err = cli("bench", "B3", "--duration", "2s", "--ns3", "--json", tmp_path / "b.json")
+    assert status == 0, err
+    b3, iw200 = json.loads((tmp_path / "b.json").read_text())
+    assert b3["benchmark"] == "B3" and iw200["benchmark"] == "B3-iw200"
+    for r in (b3, iw200):
+        assert r["ns3_wall_s"] > 0 and r["ns3_over_tcpstart"] == r["ns3_wall_s"] / r["wall_s"]
+        # ns-3 stops at the same simulated time (the short run above covers completion).
+        assert abs(r["ns3_simulated_s"] - 2.0) < 1e-9
+    assert "B3-iw200" in out and "no ns-3 counterpart" not in out
+
+
+def test_bench_without_ns3_says_why(cli, monkeypatch) -> None:
+    # The cli fixture runs in an empty folder: the ns-3 program's source is not found there.
+    monkeypatch.delenv("TCPSTART_REPO", raising=False)
+    status, out, err = cli("bench", "B3", "--duration", "0.2s", "--ns3")
+    assert status == 0, err
+    assert "ns-3 comparison skipped" in out and "ns-3 wall" not in out

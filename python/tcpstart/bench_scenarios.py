@@ -36,22 +36,30 @@ def _bulk(flows: int, rate: str, delay: str, queue: str) -> Callable[[Optional[s
     return scenario
 
 
-def _jump_start_contention(duration: Optional[str]) -> dict[str, Any]:
-    """scenarios/jump-start-200.toml with Jump Start and a connection start every 50 ms: 200
-    connections of 200 packets from alternating sides of a 5 Mbps, 64 ms RTT bottleneck with a
-    60-packet queue, 100 host pairs on 50 Mbps access links."""
-    side = {"algorithm": "jump-start", "size": 200 * 1460, "count": 100, "interval": "100ms"}
-    scenario: dict[str, Any] = {
-        "seed": 1,
-        "network": {"rate": "5Mbps", "rtt": "64ms", "queue": "60pkt", "hosts": 100, "access_rate": "50Mbps"},
-        "tcp": {"mss": 1460, "initial_window": 3, "rcv_buf": 14_600_000, "timestamps": False},
-        "flows": [
-            {**side, "class": "left"},
-            {**side, "class": "right", "direction": "reverse", "start": "50ms"},
-        ],
-    }
-    if duration is not None:
-        scenario["duration"] = duration
+def contention(
+    algorithm: str = "jump-start", pairs: int = 100, **tcp: Any
+) -> Callable[[Optional[str]], dict[str, Any]]:
+    """scenarios/jump-start-200.toml with a connection start every 50 ms: 2 x `pairs` connections
+    of 200 packets from alternating sides of a 5 Mbps, 64 ms RTT bottleneck with a 60-packet
+    queue, `pairs` host pairs on 50 Mbps access links (left connection k forward on pair k from
+    k x 100 ms, right connection k reverse on pair k from 50 ms + k x 100 ms). `tcp` adds to (or
+    replaces) the TCP settings."""
+
+    def scenario(duration: Optional[str]) -> dict[str, Any]:
+        side = {"algorithm": algorithm, "size": 200 * 1460, "count": pairs, "interval": "100ms"}
+        s: dict[str, Any] = {
+            "seed": 1,
+            "network": {"rate": "5Mbps", "rtt": "64ms", "queue": "60pkt", "hosts": pairs, "access_rate": "50Mbps"},
+            "tcp": {"mss": 1460, "initial_window": 3, "rcv_buf": 14_600_000, "timestamps": False, **tcp},
+            "flows": [
+                {**side, "class": "left"},
+                {**side, "class": "right", "direction": "reverse", "start": "50ms"},
+            ],
+        }
+        if duration is not None:
+            s["duration"] = duration
+        return s
+
     return scenario
 
 
@@ -63,7 +71,7 @@ BENCHMARKS = {
         Benchmark(
             "B3",
             "Jump Start contention: 200 x 200-packet connections, 100+100 hosts, a start every 50 ms",
-            _jump_start_contention,
+            contention(),
             None,
         ),
         # 50 ms base RTT: 2 x (23 ms + two 1 ms access links).
@@ -72,9 +80,20 @@ BENCHMARKS = {
 }
 
 
+# B3's ns-3 counterpart replaces Jump Start with an initial window of the whole transfer; the
+# same configuration without pacing is one both simulators run as it is (bench_ns3.py).
+B3_IW200 = Benchmark(
+    "B3-iw200",
+    "B3 with NewReno, initial window and ssthresh 200 segments (no Jump Start, no pacing)",
+    contention("newreno", initial_window=200, initial_ssthresh=200),
+    None,
+)
+VARIANTS = {B3_IW200.name: B3_IW200}
+
+
 def measure_one(name: str, duration: Optional[str] = None) -> dict[str, Any]:
-    """Runs one benchmark in this process and returns its figures (without memory)."""
-    bench = BENCHMARKS[name]
+    """Runs one benchmark (or variant) in this process and returns its figures (without memory)."""
+    bench = BENCHMARKS.get(name) or VARIANTS[name]
     (out,), _ = _core.run_all([json.dumps(bench.scenario(duration or bench.duration))])
     s = out.summary()
     bottleneck = next(link for link in s["links"] if link["name"] == "bottleneck")

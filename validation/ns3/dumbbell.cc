@@ -1,6 +1,12 @@
 // ns-3 dumbbell for cross-checking tcpstart (and for timing ns-3 on the same scenario).
 //
-//   sender i --access--> R1 ==bottleneck==> R2 --access--> receiver i     (i = 0 .. flows-1)
+//   sender i --access--> R1 ==bottleneck==> R2 --access--> receiver i     (i = 0 .. pairs-1)
+//
+// By default every flow has a host pair of its own and sends from its sender to its receiver,
+// flow i starting at i * stagger. With --hosts=N the flows share N pairs round robin (flow i on
+// pair i mod N, as tcpstart's network.hosts), --starts gives each flow its own start time and
+// --reverse lets a flow send from its pair's receiver to its sender (tcpstart's direction =
+// "reverse"): the benchmark B3's 200 connections on 100 pairs (python/tcpstart/bench_ns3.py).
 //
 // Every knob that tcpstart has is a command-line argument here, so the Python driver
 // (python/tcpstart/crosscheck) can configure both simulators from one scenario description.
@@ -25,6 +31,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -328,6 +335,37 @@ StopWhenAllDone()
     Simulator::Stop();
 }
 
+// A comma-separated list of numbers, one per flow ("" = none given).
+bool
+ParseList(const std::string& text, uint32_t flows, const char* name, std::vector<double>& out)
+{
+    out.clear();
+    if (text.empty())
+    {
+        return true;
+    }
+    std::istringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        char* end = nullptr;
+        double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || v < 0)
+        {
+            std::cerr << "dumbbell: --" << name << ": not a number >= 0: '" << item << "'" << std::endl;
+            return false;
+        }
+        out.push_back(v);
+    }
+    if (out.size() != flows)
+    {
+        std::cerr << "dumbbell: --" << name << " has " << out.size() << " entries for " << flows
+                  << " flows" << std::endl;
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int
@@ -343,6 +381,9 @@ main(int argc, char* argv[])
     std::string queue = "100p";
     std::string accessQueue = "10000p";
     uint32_t flows = 1;
+    uint32_t hosts = 0;
+    std::string starts;
+    std::string reverse;
     std::string algo = "TcpNewReno";
     std::string recovery = "TcpPrrRecovery";
     uint64_t size = 1000000;
@@ -374,6 +415,9 @@ main(int argc, char* argv[])
     cmd.AddValue("queue", "bottleneck drop-tail limit: <n>p packets or <n>B bytes", queue);
     cmd.AddValue("accessQueue", "access link drop-tail limit", accessQueue);
     cmd.AddValue("flows", "number of flows", flows);
+    cmd.AddValue("hosts", "host pairs shared round robin by the flows; 0 = one pair per flow", hosts);
+    cmd.AddValue("starts", "start of each flow (s), comma-separated; replaces stagger", starts);
+    cmd.AddValue("reverse", "per flow 1 = send from the receivers' side, comma-separated", reverse);
     cmd.AddValue("algo", "congestion control TypeId name, e.g. TcpNewReno, TcpLinuxReno, TcpCubic", algo);
     cmd.AddValue("recovery", "recovery TypeId name: TcpPrrRecovery or TcpClassicRecovery", recovery);
     cmd.AddValue("size", "bytes per flow; 0 = unlimited", size);
@@ -403,6 +447,14 @@ main(int argc, char* argv[])
     }
     g_traceInterval = traceInterval;
     g_trace = traceInterval >= 0;
+    std::vector<double> startAt;
+    std::vector<double> reversed;
+    if (!ParseList(starts, flows, "starts", startAt) ||
+        !ParseList(reverse, flows, "reverse", reversed))
+    {
+        return 2;
+    }
+    const uint32_t pairs = hosts > 0 ? hosts : flows;
 
     TypeId ccType;
     if (!TypeId::LookupByNameFailSafe("ns3::" + algo, &ccType))
@@ -439,9 +491,9 @@ main(int argc, char* argv[])
     NodeContainer routers;
     routers.Create(2);
     NodeContainer senders;
-    senders.Create(flows);
+    senders.Create(pairs);
     NodeContainer receivers;
-    receivers.Create(flows);
+    receivers.Create(pairs);
     InternetStackHelper stack;
     stack.InstallAll();
 
@@ -466,12 +518,13 @@ main(int argc, char* argv[])
     std::vector<NetDeviceContainer> all;
     all.push_back(core);
     address.Assign(core);
+    std::vector<Ipv4Address> senderAddress;
     std::vector<Ipv4Address> receiverAddress;
-    for (uint32_t i = 0; i < flows; ++i)
+    for (uint32_t i = 0; i < pairs; ++i)
     {
         address.NewNetwork();
         NetDeviceContainer left = access.Install(senders.Get(i), routers.Get(0));
-        address.Assign(left);
+        senderAddress.push_back(address.Assign(left).GetAddress(0));
         address.NewNetwork();
         NetDeviceContainer right = access.Install(routers.Get(1), receivers.Get(i));
         Ipv4InterfaceContainer r = address.Assign(right);
@@ -505,16 +558,27 @@ main(int argc, char* argv[])
 
     g_flows.resize(flows);
     const uint16_t port = 5000;
+    // One sink per receiving host, however many flows it receives.
+    std::vector<bool> sinkOn(2 * pairs, false);
     for (uint32_t i = 0; i < flows; ++i)
     {
         g_flows[i].size = size;
-        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer s = sink.Install(receivers.Get(i));
-        s.Start(Seconds(0));
-        Ptr<Source> app =
-            CreateObject<Source>(i, InetSocketAddress(receiverAddress[i], port), size, ccType);
-        senders.Get(i)->AddApplication(app);
-        app->SetStartTime(Seconds(i * stagger));
+        const uint32_t pair = i % pairs;
+        const bool back = !reversed.empty() && reversed[i] != 0;
+        Ptr<Node> from = back ? receivers.Get(pair) : senders.Get(pair);
+        Ptr<Node> to = back ? senders.Get(pair) : receivers.Get(pair);
+        Ipv4Address toAddress = back ? senderAddress[pair] : receiverAddress[pair];
+        if (!sinkOn[2 * pair + back])
+        {
+            sinkOn[2 * pair + back] = true;
+            PacketSinkHelper sink("ns3::TcpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), port));
+            ApplicationContainer s = sink.Install(to);
+            s.Start(Seconds(0));
+        }
+        Ptr<Source> app = CreateObject<Source>(i, InetSocketAddress(toAddress, port), size, ccType);
+        from->AddApplication(app);
+        app->SetStartTime(Seconds(startAt.empty() ? i * stagger : startAt[i]));
     }
     // Finite transfers end the run when all are done (checked every millisecond of simulated time).
     std::function<void()> poll;
