@@ -9,9 +9,10 @@ as often as our default trace interval.
 B3 (finite transfers on shared host pairs): the arguments are read from tcpstart's own scenario as
 the core resolves it (`transfer_args`): every flow's start, host pair and direction, the links and
 the TCP settings. ns-3 has no Jump Start; its counterpart is NewReno with an initial window of the
-whole transfer, paced over the handshake's round trip, with ssthresh at that window (see
-docs/performance.md, "B3 in ns-3"). `B3-iw200` is the configuration both simulators run alike:
-NewReno with initial window and ssthresh 200 segments, unpaced.
+whole transfer, paced over the handshake's round trip, with ssthresh at that window; unlike
+Jump Start it sends at most 64 KB before the first ACK (the SYN-ACK's window is never scaled) and
+paces the whole connection (docs/performance.md, "B3 in ns-3"). `B3-iw200` is the configuration
+both simulators run alike: NewReno with initial window and ssthresh 200 segments, unpaced.
 """
 
 from __future__ import annotations
