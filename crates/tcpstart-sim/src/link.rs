@@ -1,10 +1,10 @@
 //! A one-way link: an optional ACK-compression element, a queue discipline, a transmitter that
 //! serialises one packet at a time at the link rate (and no faster than the router's forwarding
 //! rate, when capped), and a propagation delay. Random loss and bit errors, when set, drop
-//! packets as they leave the transmitter.
+//! packets as they leave the transmitter. Packets propagating are in the simulation's
+//! [delay lines](crate::delay_line).
 
 use core::time::Duration;
-use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -214,9 +214,6 @@ pub struct Link {
     /// The size and serialisation time of the packet most recently put on the transmitter: most
     /// packets on a link have the size of the one before, and this saves the float division.
     last_serialisation: (u32, Duration),
-    /// Packets propagating, in order of arrival: (arrival time, event sequence, pool slot).
-    /// The delay is the same for all, so arrivals leave in the order they entered.
-    propagating: VecDeque<(Instant, u64, u32)>,
     pub stats: LinkStats,
 }
 
@@ -244,7 +241,6 @@ impl Link {
             last_sojourn: None,
             // What `serialisation(0)` gives.
             last_serialisation: (0, min_spacing),
-            propagating: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
@@ -362,21 +358,6 @@ impl Link {
         self.compressor.as_ref().map_or(0, |c| c.holding())
             + self.queue.len_packets() as u64
             + self.transmitting.is_some() as u64
-    }
-
-    /// Starts a packet's propagation, to arrive at `at` in event order `seq`. Returns true when it
-    /// is the only packet propagating, so its arrival must be put on the event heap.
-    pub fn propagate(&mut self, at: Instant, seq: u64, slot: u32) -> bool {
-        debug_assert!(self.propagating.back().is_none_or(|&(t, s, _)| (t, s) < (at, seq)));
-        self.propagating.push_back((at, seq, slot));
-        self.propagating.len() == 1
-    }
-
-    /// The packet at the head of the pipe has arrived: returns its slot, and the arrival time and
-    /// event order of the next one, which then goes on the event heap.
-    pub fn arrived(&mut self) -> (u32, Option<(Instant, u64)>) {
-        let (_, _, slot) = self.propagating.pop_front().expect("an arrival was scheduled");
-        (slot, self.propagating.front().map(|&(t, s, _)| (t, s)))
     }
 }
 
