@@ -102,13 +102,26 @@ impl SojournStats {
             self.max = Duration::from_nanos(ns);
         }
         let (lo, hi) = self.last_bounds;
-        if !(lo <= ns && ns < hi) {
-            self.find_bin(ns);
+        if lo <= ns && ns < hi {
+            self.bins[self.last_bin] += 1;
+        } else {
+            self.record_in_other_bin(ns);
         }
+    }
+
+    /// A sojourn outside the cached bin. Bin 0 (below 1 us: a packet that found the link idle)
+    /// is counted without replacing the cached bin, so the idle arrivals between queued packets
+    /// do not evict it.
+    #[inline(never)]
+    fn record_in_other_bin(&mut self, ns: u64) {
+        if ns < SOJOURN_EDGES[0] {
+            self.bins[0] += 1;
+            return;
+        }
+        self.find_bin(ns);
         self.bins[self.last_bin] += 1;
     }
 
-    #[inline(never)]
     fn find_bin(&mut self, ns: u64) {
         let edges = &*SOJOURN_EDGES;
         let bin = edges.partition_point(|&e| e <= ns);
@@ -440,9 +453,15 @@ mod tests {
         // Both sides of every edge, and a sweep over six decades in uneven steps.
         let edges = SOJOURN_EDGES.iter().flat_map(|&e| [e.saturating_sub(1), e, e + 1]);
         let sweep = (0..200_000u64).map(|i| i * i * 37 + i);
-        for ns in edges.chain(sweep).chain([0, u64::MAX / 4]) {
-            s.record(ns);
-            assert_eq!(s.last_bin, sojourn_bin(ns), "{ns} ns");
+        // Idle-link sojourns (bin 0) between queued ones, as on a real link.
+        let idle = [0, 999, 1_000, 0, 250];
+        for (i, ns) in edges.chain(sweep).chain([0, u64::MAX / 4]).enumerate() {
+            for ns in [ns, idle[i % idle.len()]] {
+                let before = s.bins.clone();
+                s.record(ns);
+                let counted: Vec<usize> = (0..SOJOURN_BINS).filter(|&b| s.bins[b] != before[b]).collect();
+                assert_eq!(counted, vec![sojourn_bin(ns)], "{ns} ns");
+            }
         }
         // Spot checks by hand: 1 us opens bin 1; 10 us (log10 = 1) opens bin 21.
         assert_eq!(SOJOURN_EDGES[0], 1_000);
