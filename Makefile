@@ -1,7 +1,7 @@
 # tcpstart developer commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install test test-rust test-python bench crosscheck
+.PHONY: help install test test-rust test-python bench crosscheck pgo-profile
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -21,3 +21,16 @@ bench: ## simulated packets per wall second on the reference scenario
 
 crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs/validation.md
 	$(PYTHON) -m tcpstart crosscheck
+
+# llvm-profdata of the active toolchain (rustup component llvm-tools).
+LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
+
+pgo-profile: ## retrain pgo/tcpstart.profdata.gz on pgo/train.py, then install with it (needs: rustup component add llvm-tools)
+	rm -rf target/pgo-raw
+	TCPSTART_PGO=0 RUSTFLAGS="-Cprofile-generate=$(CURDIR)/target/pgo-raw" $(PYTHON) -m pip install -q .
+	$(PYTHON) pgo/train.py 2>&1 | grep -v "^LLVM Profile Warning"
+	mkdir -p target/pgo
+	$(LLVM_PROFDATA) merge -o target/pgo/trained.profdata target/pgo-raw
+	gzip -9n -c target/pgo/trained.profdata > pgo/tcpstart.profdata.gz
+	rustc -vV > pgo/rustc-vV.txt
+	$(PYTHON) -m pip install -q .

@@ -1,9 +1,9 @@
 //! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
 //! instant run in the order they were scheduled and every run is deterministic.
 //!
-//! The heap stays small: packets in propagation wait in their link's FIFO (see
-//! [`crate::link::Link::propagate`]), with only each link's head on the heap, so its size grows
-//! with the number of links and flows rather than with the packets in flight.
+//! The heap stays small: packets in propagation wait in a FIFO per distinct link delay (see
+//! [`crate::delay_line`]), with only each FIFO's head on the heap, so its size grows with the
+//! number of busy transmitters and flows rather than with the packets in flight.
 
 use tcpstart_cc::Instant;
 
@@ -15,9 +15,9 @@ pub enum Event {
     TransmitDone {
         link: u32,
     },
-    /// The packet at the head of a link's propagation pipe reached the far end of the link.
+    /// The packet at the head of a delay line reached the far end of its link.
     Arrive {
-        link: u32,
+        line: u32,
     },
     FlowStart {
         flow: u32,
@@ -93,7 +93,7 @@ impl EventQueue {
     }
 
     /// Takes the next place in the order of same-time events, for an event that is put on the
-    /// heap later: a link keeps the packets it propagates in a FIFO of its own and only its head
+    /// heap later: the packets propagating wait in a FIFO of their delay line and only its head
     /// is on the heap, yet every packet keeps the place it would have had on the heap itself.
     pub fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
@@ -312,7 +312,7 @@ mod tests {
             let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
             let ev = match rng.gen_range(0..5) {
                 0 => Event::TransmitDone { link: i },
-                1 => Event::Arrive { link: i },
+                1 => Event::Arrive { line: i },
                 2 => Event::Timer { flow: i, timer: TimerKind::Retransmit },
                 3 => Event::FlowStart { flow: i },
                 _ => Event::AckRelease { link: i, flow: i },

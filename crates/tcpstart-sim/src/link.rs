@@ -1,10 +1,10 @@
 //! A one-way link: an optional ACK-compression element, a queue discipline, a transmitter that
 //! serialises one packet at a time at the link rate (and no faster than the router's forwarding
 //! rate, when capped), and a propagation delay. Random loss and bit errors, when set, drop
-//! packets as they leave the transmitter.
+//! packets as they leave the transmitter. Packets propagating are in the simulation's
+//! [delay lines](crate::delay_line).
 
 use core::time::Duration;
-use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -102,13 +102,26 @@ impl SojournStats {
             self.max = Duration::from_nanos(ns);
         }
         let (lo, hi) = self.last_bounds;
-        if !(lo <= ns && ns < hi) {
-            self.find_bin(ns);
+        if lo <= ns && ns < hi {
+            self.bins[self.last_bin] += 1;
+        } else {
+            self.record_in_other_bin(ns);
         }
+    }
+
+    /// A sojourn outside the cached bin. Bin 0 (below 1 us: a packet that found the link idle)
+    /// is counted without replacing the cached bin, so the idle arrivals between queued packets
+    /// do not evict it.
+    #[inline(never)]
+    fn record_in_other_bin(&mut self, ns: u64) {
+        if ns < SOJOURN_EDGES[0] {
+            self.bins[0] += 1;
+            return;
+        }
+        self.find_bin(ns);
         self.bins[self.last_bin] += 1;
     }
 
-    #[inline(never)]
     fn find_bin(&mut self, ns: u64) {
         let edges = &*SOJOURN_EDGES;
         let bin = edges.partition_point(|&e| e <= ns);
@@ -214,9 +227,6 @@ pub struct Link {
     /// The size and serialisation time of the packet most recently put on the transmitter: most
     /// packets on a link have the size of the one before, and this saves the float division.
     last_serialisation: (u32, Duration),
-    /// Packets propagating, in order of arrival: (arrival time, event sequence, pool slot).
-    /// The delay is the same for all, so arrivals leave in the order they entered.
-    propagating: VecDeque<(Instant, u64, u32)>,
     pub stats: LinkStats,
 }
 
@@ -244,7 +254,6 @@ impl Link {
             last_sojourn: None,
             // What `serialisation(0)` gives.
             last_serialisation: (0, min_spacing),
-            propagating: VecDeque::new(),
             stats: LinkStats::default(),
         }
     }
@@ -363,21 +372,6 @@ impl Link {
             + self.queue.len_packets() as u64
             + self.transmitting.is_some() as u64
     }
-
-    /// Starts a packet's propagation, to arrive at `at` in event order `seq`. Returns true when it
-    /// is the only packet propagating, so its arrival must be put on the event heap.
-    pub fn propagate(&mut self, at: Instant, seq: u64, slot: u32) -> bool {
-        debug_assert!(self.propagating.back().is_none_or(|&(t, s, _)| (t, s) < (at, seq)));
-        self.propagating.push_back((at, seq, slot));
-        self.propagating.len() == 1
-    }
-
-    /// The packet at the head of the pipe has arrived: returns its slot, and the arrival time and
-    /// event order of the next one, which then goes on the event heap.
-    pub fn arrived(&mut self) -> (u32, Option<(Instant, u64)>) {
-        let (_, _, slot) = self.propagating.pop_front().expect("an arrival was scheduled");
-        (slot, self.propagating.front().map(|&(t, s, _)| (t, s)))
-    }
 }
 
 #[cfg(test)]
@@ -459,9 +453,15 @@ mod tests {
         // Both sides of every edge, and a sweep over six decades in uneven steps.
         let edges = SOJOURN_EDGES.iter().flat_map(|&e| [e.saturating_sub(1), e, e + 1]);
         let sweep = (0..200_000u64).map(|i| i * i * 37 + i);
-        for ns in edges.chain(sweep).chain([0, u64::MAX / 4]) {
-            s.record(ns);
-            assert_eq!(s.last_bin, sojourn_bin(ns), "{ns} ns");
+        // Idle-link sojourns (bin 0) between queued ones, as on a real link.
+        let idle = [0, 999, 1_000, 0, 250];
+        for (i, ns) in edges.chain(sweep).chain([0, u64::MAX / 4]).enumerate() {
+            for ns in [ns, idle[i % idle.len()]] {
+                let before = s.bins.clone();
+                s.record(ns);
+                let counted: Vec<usize> = (0..SOJOURN_BINS).filter(|&b| s.bins[b] != before[b]).collect();
+                assert_eq!(counted, vec![sojourn_bin(ns)], "{ns} ns");
+            }
         }
         // Spot checks by hand: 1 us opens bin 1; 10 us (log10 = 1) opens bin 21.
         assert_eq!(SOJOURN_EDGES[0], 1_000);

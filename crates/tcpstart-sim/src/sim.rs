@@ -2,6 +2,7 @@
 
 use tcpstart_cc::{registry, CcConfig, Instant};
 
+use crate::delay_line::{DelayLines, InFlight};
 use crate::event::{Event, EventQueue, TimerKind};
 use crate::link::{Link, Offer};
 use crate::packet::{Direction, Packet, PacketKind};
@@ -46,6 +47,7 @@ pub struct Simulation {
     pub scenario: Scenario,
     events: EventQueue,
     pub links: Vec<Link>,
+    lines: DelayLines,
     pool: PacketPool,
     conns: Vec<Connection>,
     /// UDP sources; packets of source `j` carry the id `conns.len() + j` in `Packet::flow`.
@@ -150,6 +152,7 @@ impl Simulation {
             packet_trace: scenario.trace.packets.then(PacketTrace::default),
             scenario,
             events,
+            lines: DelayLines::new(links.iter().map(|l| l.delay)),
             links,
             pool: PacketPool::default(),
             conns,
@@ -223,7 +226,7 @@ impl Simulation {
                 self.scratch = out;
             }
             Event::TransmitDone { link } => self.transmit_done(now, link),
-            Event::Arrive { link } => self.arrive(now, link),
+            Event::Arrive { line } => self.arrive(now, line),
             Event::Timer { flow, timer } => self.timer(now, flow, timer),
             Event::UdpSend { source } => self.udp_send(now, source),
             Event::AckRelease { link, flow } => self.release_acks(now, link, flow),
@@ -447,19 +450,20 @@ impl Simulation {
         self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
         if survived {
             self.counters.propagating += 1;
-            let (at, seq) = (now + delay, self.events.reserve());
-            if self.links[link as usize].propagate(at, seq, done.slot) {
-                self.events.schedule_reserved(at, seq, Event::Arrive { link });
+            let line = self.lines.line_of(link);
+            let p = InFlight { at: now + delay, seq: self.events.reserve(), slot: done.slot };
+            if self.lines.push(line, p) {
+                self.events.schedule_reserved(p.at, p.seq, Event::Arrive { line });
             }
         } else {
             self.drop_packet(now, done.slot, link);
         }
     }
 
-    fn arrive(&mut self, now: Instant, link: u32) {
-        let (slot, next) = self.links[link as usize].arrived();
-        if let Some((at, seq)) = next {
-            self.events.schedule_reserved(at, seq, Event::Arrive { link });
+    fn arrive(&mut self, now: Instant, line: u32) {
+        let (InFlight { slot, .. }, next) = self.lines.pop(line);
+        if let Some(n) = next {
+            self.events.schedule_reserved(n.at, n.seq, Event::Arrive { line });
         }
         self.counters.propagating -= 1;
         let pkt = self.pool.get_mut(slot);

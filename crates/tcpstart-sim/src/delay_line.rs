@@ -1,0 +1,99 @@
+//! Propagation: the packets on their way along links, in delay lines shared by all links of
+//! the same propagation delay.
+//!
+//! A packet enters a link's propagation when its transmission ends, in event order, and arrives
+//! a fixed delay later. For links of equal delay, entering in event order therefore means
+//! arriving in event order: each arrival's time is its entry time plus the same delay, and its
+//! place among same-time events (its sequence number, reserved on entry) grows with the entry.
+//! One FIFO per distinct delay thus holds its packets already sorted, and only its head needs a
+//! place on the event heap. A dumbbell has two or three distinct delays against dozens of links,
+//! so the heap holds a few arrival heads instead of one per link, and each removal of its
+//! minimum sifts through fewer levels.
+
+use core::time::Duration;
+use std::collections::VecDeque;
+
+use tcpstart_cc::Instant;
+
+/// A packet propagating: when and in which place among same-time events it arrives, and its
+/// pool slot (the packet knows its path and hop, hence the link it is crossing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    pub at: Instant,
+    pub seq: u64,
+    pub slot: u32,
+}
+
+/// The delay lines of a network and which one each link uses.
+#[derive(Debug, Default)]
+pub struct DelayLines {
+    lines: Vec<VecDeque<InFlight>>,
+    /// By link index.
+    line_of: Vec<u32>,
+}
+
+impl DelayLines {
+    /// One line per distinct delay among `delays` (by link index).
+    pub fn new(delays: impl IntoIterator<Item = Duration>) -> Self {
+        let mut distinct: Vec<Duration> = Vec::new();
+        let line_of = delays
+            .into_iter()
+            .map(|d| {
+                let line = distinct.iter().position(|&x| x == d).unwrap_or_else(|| {
+                    distinct.push(d);
+                    distinct.len() - 1
+                });
+                line as u32
+            })
+            .collect();
+        DelayLines { lines: vec![VecDeque::new(); distinct.len()], line_of }
+    }
+
+    /// The line the packets of `link` propagate on.
+    pub fn line_of(&self, link: u32) -> u32 {
+        self.line_of[link as usize]
+    }
+
+    /// Starts a packet's propagation on `line`. Returns true when it is the only packet on the
+    /// line, so its arrival must be put on the event heap.
+    pub fn push(&mut self, line: u32, p: InFlight) -> bool {
+        let q = &mut self.lines[line as usize];
+        debug_assert!(q.back().is_none_or(|b| (b.at, b.seq) < (p.at, p.seq)), "a line's arrivals are in event order");
+        q.push_back(p);
+        q.len() == 1
+    }
+
+    /// The packet at the head of `line` has arrived: returns it, and the next one, whose arrival
+    /// then goes on the event heap.
+    pub fn pop(&mut self, line: u32) -> (InFlight, Option<InFlight>) {
+        let q = &mut self.lines[line as usize];
+        let p = q.pop_front().expect("an arrival was scheduled");
+        (p, q.front().copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_of_equal_delay_share_a_line() {
+        let ms = Duration::from_millis;
+        let lines = DelayLines::new([ms(20), ms(1), ms(1), ms(20), ms(5)]);
+        assert_eq!((0..5).map(|l| lines.line_of(l)).collect::<Vec<_>>(), vec![0, 1, 1, 0, 2]);
+    }
+
+    #[test]
+    fn a_shared_line_releases_packets_of_several_links_in_arrival_order() {
+        let mut lines = DelayLines::new([Duration::from_millis(1); 2]);
+        let p = |at, seq| InFlight { at: Instant(at), seq, slot: seq as u32 };
+        // Entered in event order from two links (slots 1 and 3 from one, 2 from the other): only
+        // the first needs a heap entry.
+        assert!(lines.push(0, p(10, 1)));
+        assert!(!lines.push(0, p(10, 2)));
+        assert!(!lines.push(0, p(12, 3)));
+        assert_eq!(lines.pop(0), (p(10, 1), Some(p(10, 2))));
+        assert_eq!(lines.pop(0), (p(10, 2), Some(p(12, 3))));
+        assert_eq!(lines.pop(0), (p(12, 3), None));
+    }
+}
