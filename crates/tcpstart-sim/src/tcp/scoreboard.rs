@@ -45,6 +45,9 @@ pub struct Scoreboard {
     sacked_ranges: SackedRanges,
     in_flight: u64,
     sacked: u64,
+    /// Segments deemed lost and not yet retransmitted, so that NextSeg rule 1 costs nothing on
+    /// the common path (no loss).
+    lost_waiting: usize,
     /// Index of the first segment that may be marked lost and not yet retransmitted.
     retransmit_cursor: usize,
     /// Index of the first segment that may qualify for NextSeg rule 3. A segment it passes (SACKed,
@@ -65,6 +68,7 @@ impl Scoreboard {
             sacked_ranges: SackedRanges::default(),
             in_flight: 0,
             sacked: 0,
+            lost_waiting: 0,
             retransmit_cursor: 0,
             rule3_cursor: 0,
             lost_frontier: 0,
@@ -116,6 +120,7 @@ impl Scoreboard {
         let s = &mut self.segs[idx];
         s.sent = now;
         s.retransmitted = true;
+        self.lost_waiting -= s.lost as usize;
         s.lost = false;
         s.copies += 1;
         self.in_flight += s.len as u64;
@@ -135,6 +140,7 @@ impl Scoreboard {
                 self.sacked -= s.len as u64;
                 out.previously_sacked += s.len as u64;
             }
+            self.lost_waiting -= s.lost as usize;
             out.rtt_send_time = (!s.retransmitted).then_some(s.sent);
             self.retransmit_cursor = self.retransmit_cursor.saturating_sub(1);
             self.rule3_cursor = self.rule3_cursor.saturating_sub(1);
@@ -146,11 +152,13 @@ impl Scoreboard {
     /// Marks the segments inside [start, end) as SACKed; returns the bytes newly SACKed.
     pub fn sack(&mut self, start: u64, end: u64) -> u64 {
         let mut newly = 0;
-        let (in_flight, highest) = (&mut self.in_flight, &mut self.highest_sacked_end);
+        let (in_flight, highest, lost_waiting) =
+            (&mut self.in_flight, &mut self.highest_sacked_end, &mut self.lost_waiting);
         let span = |s: &Segment| (s.seq, s.seq + s.len as u64);
         self.sacked_ranges.mark_block(&mut self.segs, self.mss, start, end, span, |s| {
             debug_assert!(!s.sacked, "SACKed segments are in the covered ranges");
             s.sacked = true;
+            *lost_waiting -= s.lost as usize;
             s.lost = false;
             newly += s.len as u64;
             *in_flight -= s.copies as u64 * s.len as u64;
@@ -168,6 +176,7 @@ impl Scoreboard {
             return;
         }
         s.lost = true;
+        self.lost_waiting += 1;
         self.lost_total += s.len as u64;
         self.in_flight -= s.copies as u64 * s.len as u64;
         s.copies = 0;
@@ -185,6 +194,10 @@ impl Scoreboard {
     /// it is lost. Segments already retransmitted are left to the retransmission timer.
     /// Returns whether any segment was newly marked.
     pub fn detect_sack_losses(&mut self, dupthresh: u32) -> bool {
+        // No SACKed segment outstanding (the common case): nothing can be marked.
+        if self.sacked == 0 {
+            return false;
+        }
         let mut sacked_above = 0;
         let mut boundary = None;
         // Nothing above the highest SACKed byte can count, so the scan starts there.
@@ -218,6 +231,10 @@ impl Scoreboard {
 
     /// The lowest segment deemed lost and not yet retransmitted.
     pub fn next_lost(&mut self) -> Option<usize> {
+        // Leaving the cursor behind is safe: nothing below it is lost, and it walks on later.
+        if self.lost_waiting == 0 {
+            return None;
+        }
         while let Some(s) = self.segs.get(self.retransmit_cursor) {
             if s.lost && !s.sacked {
                 return Some(self.retransmit_cursor);
@@ -332,6 +349,25 @@ mod tests {
         assert_eq!(b.next_lost(), Some(1));
         b.on_retransmit(1, Instant(5));
         assert_eq!(b.next_lost(), Some(3), "the SACKed segment is skipped");
+    }
+
+    #[test]
+    fn lost_segments_leave_the_waiting_set_however_they_go() {
+        let mut b = board(5);
+        b.mark_all_lost();
+        // Segment 0 (seq 0) is acknowledged, 1 (seq 100) SACKed, 2 (seq 200) retransmitted:
+        // 3 and 4 still wait. Indices count from the first unacknowledged segment.
+        b.ack_to(100);
+        b.sack(100, 200);
+        b.on_retransmit(1, Instant(5));
+        assert_eq!(b.next_lost(), Some(2));
+        b.on_retransmit(2, Instant(5));
+        b.on_retransmit(3, Instant(5));
+        assert_eq!(b.next_lost(), None);
+        b.mark_lost(0);
+        assert_eq!(b.next_lost(), None, "a SACKed segment is not lost");
+        b.mark_lost(1);
+        assert_eq!(b.next_lost(), Some(1));
     }
 
     #[test]
