@@ -97,6 +97,12 @@ pub struct Sender {
     flow: u32,
     cfg: TcpConfig,
     cc: Box<dyn CongestionControl>,
+    /// The controller's `cwnd`, `pacing_rate` and `in_slow_start` as read after its latest
+    /// callback. They change only in callbacks (the trait's contract), so the per-segment and
+    /// per-ACK checks read these instead of making the virtual calls again.
+    cc_cwnd: u64,
+    cc_pacing_rate: Option<f64>,
+    cc_slow_start: bool,
     state: State,
     /// Bytes to send; `u64::MAX` for an unlimited flow.
     size: u64,
@@ -136,6 +142,9 @@ impl Sender {
             board: Scoreboard::new(cfg.mss),
             rate: DeliveryRate::new(cfg.mss),
             rtt,
+            cc_cwnd: cc.cwnd(),
+            cc_pacing_rate: cc.pacing_rate(),
+            cc_slow_start: cc.in_slow_start(),
             cc,
             state: State::Idle,
             size: size.unwrap_or(u64::MAX),
@@ -174,7 +183,7 @@ impl Sender {
             inflight: self.board.bytes_in_flight(),
             srtt: self.rtt.srtt(),
             rtt: self.rtt.latest(),
-            pacing_rate: self.cc.pacing_rate(),
+            pacing_rate: self.cc_pacing_rate,
             delivered: self.snd_una,
             retransmissions: self.stats.retransmissions,
             phase: self.phase(),
@@ -193,15 +202,10 @@ impl Sender {
     /// The window the sender obeys: PRR's during a PRR recovery, else the controller's cwnd plus
     /// recovery inflation.
     fn window(&self) -> u64 {
-        self.window_for(self.cc.cwnd())
-    }
-
-    /// [`Self::window`] for the controller's window `cwnd`, when the caller has just read it.
-    fn window_for(&self, cwnd: u64) -> u64 {
         match self.recovery {
             Some(Recovery { prr: Some(prr), .. }) => prr.cwnd,
-            Some(r) => (cwnd as i64 + r.inflation).max(0) as u64,
-            None => cwnd,
+            Some(r) => (self.cc_cwnd as i64 + r.inflation).max(0) as u64,
+            None => self.cc_cwnd,
         }
     }
 
@@ -568,7 +572,7 @@ impl Sender {
             if retransmit.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
                 return;
             }
-            if self.cc.pacing_rate().is_some() && now < self.next_send_at {
+            if self.cc_pacing_rate.is_some() && now < self.next_send_at {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
             }
@@ -640,7 +644,7 @@ impl Sender {
         // The pacing rate counts payload bytes, as Linux's departure-time pacing does
         // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
         // controllers measure delivery in payload bytes, so the two agree.
-        if let Some(rate) = self.cc.pacing_rate() {
+        if let Some(rate) = self.cc_pacing_rate {
             let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
@@ -666,17 +670,19 @@ impl Sender {
 
     /// Runs a controller callback and keeps the milestones and window checks that follow it.
     fn with_cc(&mut self, now: Instant, f: impl FnOnce(&mut dyn CongestionControl)) {
-        let was_slow_start = self.cc.in_slow_start();
+        let was_slow_start = self.cc_slow_start;
         let window_before = self.window();
         f(self.cc.as_mut());
-        let cwnd = self.cc.cwnd();
-        if cwnd < self.cfg.mss as u64 || self.cc.pacing_rate().is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        self.cc_cwnd = self.cc.cwnd();
+        self.cc_pacing_rate = self.cc.pacing_rate();
+        self.cc_slow_start = self.cc.in_slow_start();
+        if self.cc_cwnd < self.cfg.mss as u64 || self.cc_pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
             self.stats.invalid_windows += 1;
         }
-        if was_slow_start && !self.cc.in_slow_start() && self.stats.slow_start_exit.is_none() {
+        if was_slow_start && !self.cc_slow_start && self.stats.slow_start_exit.is_none() {
             self.stats.slow_start_exit = Some((now, window_before));
         }
-        let window = self.window_for(cwnd);
+        let window = self.window();
         self.stats.max_cwnd = self.stats.max_cwnd.max(window);
         if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
             self.stats.reached_bdp_at = Some(now);
