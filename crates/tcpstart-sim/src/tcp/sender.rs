@@ -272,8 +272,7 @@ impl Sender {
         let mut newly_sacked = 0;
         if self.cfg.sack {
             for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
-                newly_sacked += self.board.sack(start, end);
-                self.rate.on_sack(start, end);
+                newly_sacked += self.board.sack(start, end, |s| self.rate.on_sacked(s));
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
@@ -284,11 +283,11 @@ impl Sender {
         let mut rtt_sample = None;
         let mut bytes_acked = 0;
         if advanced {
-            let acked = self.board.ack_to(pkt.ack);
+            let acked = self.board.ack_to(pkt.ack, |s| self.rate.on_acked(s));
             bytes_acked = acked.bytes;
             delivered_data += acked.bytes - acked.previously_sacked;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
-            self.rate.on_cumulative_ack(pkt.ack, self.cfg.sack);
+            self.rate.on_cumulative_ack(acked.bytes - acked.previously_sacked, self.cfg.sack);
             self.snd_una = pkt.ack;
             self.dupacks = 0;
             self.limited_transmit_bytes = 0;
@@ -591,11 +590,11 @@ impl Sender {
     /// Sends a retransmission of segment `lost`, or the next new segment.
     fn send_segment(&mut self, now: Instant, lost: Option<usize>, out: &mut Vec<Packet>) {
         let clock = self.clock(now);
-        let nothing_outstanding = self.board.is_empty();
+        let tx = self.rate.on_sent(now, self.board.is_empty());
         let (seq, len, retransmission) = match lost {
             Some(idx) => {
                 let s = self.board.get(idx).copied().expect("lost segment exists");
-                self.board.on_retransmit(idx, clock);
+                self.board.on_retransmit(idx, clock, tx);
                 self.stats.retransmissions += 1;
                 self.stats.bytes_retransmitted += s.len as u64;
                 if let Some(r) = self.recovery.as_mut() {
@@ -606,7 +605,7 @@ impl Sender {
             None => {
                 let seq = self.snd_max;
                 let len = (self.cfg.mss as u64).min(self.size - seq) as u32;
-                self.board.push_new(seq, len, clock);
+                self.board.push_new(seq, len, clock, tx);
                 self.snd_max += len as u64;
                 (seq, len, false)
             }
@@ -614,7 +613,6 @@ impl Sender {
         if let Some(prr) = self.recovery.as_mut().and_then(|r| r.prr.as_mut()) {
             prr.on_sent(len as u64);
         }
-        self.rate.on_sent(now, seq, len, retransmission, nothing_outstanding);
         let mark = self.cc.segment_mark(seq);
         let pkt = Packet {
             flow: self.flow,
