@@ -64,4 +64,10 @@ pub trait CongestionControl: Send {
     fn segment_mark(&mut self, _seq: u64) -> u8 {
         0
     }
+    /// False when the controller ignores its segments' departures: `on_sent` does nothing and
+    /// `segment_mark` returns 0. The sender asks once, at the start, and then makes neither call
+    /// per segment.
+    fn observes_sends(&self) -> bool {
+        true
+    }
 }

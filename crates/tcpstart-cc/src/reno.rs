@@ -288,6 +288,11 @@ impl CongestionControl for Reno {
             RenoVariant::NewReno => PartialAckPolicy::StayInRecovery,
         }
     }
+    /// Reno grows on ACKs only (HyStart++ too counts ACKs): `on_sent` and `segment_mark` are
+    /// the trait's defaults.
+    fn observes_sends(&self) -> bool {
+        false
+    }
 }
 
 /// The part of a Reno-family algorithm that differs from Reno when that is only congestion
@@ -357,8 +362,19 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::ack;
     use super::*;
+    use crate::events::SentEvent;
 
     const MSS: u64 = 1000;
+
+    #[test]
+    fn sends_change_nothing_as_observes_sends_declares() {
+        let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, 20 * MSS, 1);
+        assert!(!cc.observes_sends());
+        let before = format!("{cc:?}");
+        cc.on_sent(&SentEvent { seq: 0, len: MSS as u32, bytes_in_flight: MSS, ..SentEvent::default() });
+        assert_eq!(cc.segment_mark(0), 0);
+        assert_eq!(format!("{cc:?}"), before);
+    }
 
     #[test]
     fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {

@@ -103,6 +103,8 @@ pub struct Sender {
     cc_cwnd: u64,
     cc_pacing_rate: Option<f64>,
     cc_slow_start: bool,
+    /// `CongestionControl::observes_sends`: else `on_sent` and `segment_mark` are not called.
+    cc_observes_sends: bool,
     state: State,
     /// Bytes to send; `u64::MAX` for an unlimited flow.
     size: u64,
@@ -145,6 +147,7 @@ impl Sender {
             cc_cwnd: cc.cwnd(),
             cc_pacing_rate: cc.pacing_rate(),
             cc_slow_start: cc.in_slow_start(),
+            cc_observes_sends: cc.observes_sends(),
             cc,
             state: State::Idle,
             size: size.unwrap_or(u64::MAX),
@@ -613,7 +616,7 @@ impl Sender {
         if let Some(prr) = self.recovery.as_mut().and_then(|r| r.prr.as_mut()) {
             prr.on_sent(len as u64);
         }
-        let mark = self.cc.segment_mark(seq);
+        let mark = if self.cc_observes_sends { self.cc.segment_mark(seq) } else { 0 };
         let pkt = Packet {
             flow: self.flow,
             kind: PacketKind::Data,
@@ -627,18 +630,23 @@ impl Sender {
         }
         .with_ts(self.cfg.timestamps.then_some((clock.0, self.peer_tsval)));
         self.stats.segments_sent += 1;
-        let bytes_in_flight = self.board.bytes_in_flight();
-        let app_limited = self.rate.is_app_limited();
-        self.with_cc(now, |cc| {
-            cc.on_sent(&SentEvent {
-                now: clock,
-                seq,
-                len,
-                is_retransmission: retransmission,
-                bytes_in_flight,
-                app_limited,
-            })
-        });
+        if self.cc_observes_sends {
+            let bytes_in_flight = self.board.bytes_in_flight();
+            let app_limited = self.rate.is_app_limited();
+            self.with_cc(now, |cc| {
+                cc.on_sent(&SentEvent {
+                    now: clock,
+                    seq,
+                    len,
+                    is_retransmission: retransmission,
+                    bytes_in_flight,
+                    app_limited,
+                })
+            });
+        } else {
+            // The controller is as it was, but the sender's window may not be (PRR, inflation).
+            self.check_window(now, self.cc_slow_start, self.window());
+        }
         // The pacing rate counts payload bytes, as Linux's departure-time pacing does
         // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
         // controllers measure delivery in payload bytes, so the two agree.
@@ -674,6 +682,12 @@ impl Sender {
         self.cc_cwnd = self.cc.cwnd();
         self.cc_pacing_rate = self.cc.pacing_rate();
         self.cc_slow_start = self.cc.in_slow_start();
+        self.check_window(now, was_slow_start, window_before);
+    }
+
+    /// The checks and milestones after a controller callback, on the values read after it:
+    /// `was_slow_start` and `window_before` are from before it.
+    fn check_window(&mut self, now: Instant, was_slow_start: bool, window_before: u64) {
         if self.cc_cwnd < self.cfg.mss as u64 || self.cc_pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
             self.stats.invalid_windows += 1;
         }
