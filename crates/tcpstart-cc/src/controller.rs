@@ -70,4 +70,9 @@ pub trait CongestionControl: Send {
     fn observes_sends(&self) -> bool {
         true
     }
+    /// False when `on_ack` never reads [`AckEvent::rate`]: the sender asks once, at the start,
+    /// and then leaves it `None` instead of building a sample per ACK (its estimator still runs).
+    fn uses_rate_samples(&self) -> bool {
+        true
+    }
 }

@@ -293,6 +293,10 @@ impl CongestionControl for Reno {
     fn observes_sends(&self) -> bool {
         false
     }
+    /// Reno (and HyStart++) read the bytes acknowledged and the RTT, not the delivery rate.
+    fn uses_rate_samples(&self) -> bool {
+        false
+    }
 }
 
 /// The part of a Reno-family algorithm that differs from Reno when that is only congestion
@@ -362,9 +366,29 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::ack;
     use super::*;
-    use crate::events::SentEvent;
+    use crate::events::{RateSample, SentEvent};
+    use crate::time::{Duration, Instant};
 
     const MSS: u64 = 1000;
+
+    #[test]
+    fn a_rate_sample_changes_nothing_as_uses_rate_samples_declares() {
+        let sample =
+            RateSample { delivered: 5 * MSS, interval: Some(Duration::from_millis(1)), ..RateSample::default() };
+        for ssthresh in [u64::MAX, 10 * MSS] {
+            let mut with = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, ssthresh, 1)
+                .with_hystartpp(HyStartPlusPlus::new(crate::hystartpp::Config::default()));
+            let mut without = with.clone();
+            assert!(!with.uses_rate_samples());
+            for i in 1..=20 {
+                let ev =
+                    AckEvent { now: Instant(i * 1_000_000), rtt_sample: Some(Duration::from_millis(10)), ..ack(MSS) };
+                with.on_ack(&AckEvent { rate: Some(sample), ..ev });
+                without.on_ack(&ev);
+            }
+            assert_eq!(format!("{with:?}"), format!("{without:?}"));
+        }
+    }
 
     #[test]
     fn sends_change_nothing_as_observes_sends_declares() {

@@ -175,18 +175,9 @@ impl DeliveryRate {
         min_rtt: Option<Duration>,
         ts_rtt: Option<Duration>,
     ) -> RateSample {
-        let p = std::mem::take(&mut self.pending);
-        // The app-limited bubble is gone once everything sent in it is delivered.
-        if self.app_limited != 0 && self.delivered > self.app_limited {
-            self.app_limited = 0;
-        }
-        if p.acked_sacked > 0 {
-            self.delivered_time = now;
-        }
+        let (p, losses) = self.end_ack(now, lost_total);
         let ack_rtt_sent = p.ack_rtt_sent.filter(|_| !p.retransmitted_acked);
         let rtt = p.sack_rtt_sent.or(ack_rtt_sent).map(|sent| now - sent).or(ts_rtt);
-        let losses = lost_total.saturating_sub(self.lost_seen);
-        self.lost_seen = lost_total;
         let mut rs = RateSample {
             rtt,
             losses,
@@ -210,6 +201,28 @@ impl DeliveryRate {
         // retransmission acknowledged at once), so it carries no rate.
         rs.interval = min_rtt.is_none_or(|m| interval >= m).then_some(interval);
         rs
+    }
+
+    /// Ends the ACK without building its sample, for a controller that takes none: the
+    /// estimator's state moves on exactly as in [`Self::sample`].
+    pub fn skip_sample(&mut self, now: Instant, lost_total: u64) {
+        self.end_ack(now, lost_total);
+    }
+
+    /// The state changes at the end of an ACK; returns what the ACK gathered and the bytes
+    /// newly marked lost.
+    fn end_ack(&mut self, now: Instant, lost_total: u64) -> (Pending, u64) {
+        let p = std::mem::take(&mut self.pending);
+        // The app-limited bubble is gone once everything sent in it is delivered.
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        if p.acked_sacked > 0 {
+            self.delivered_time = now;
+        }
+        let losses = lost_total.saturating_sub(self.lost_seen);
+        self.lost_seen = lost_total;
+        (p, losses)
     }
 
     /// The sender found nothing to send (RFC draft "app-limited" check, Linux

@@ -105,6 +105,8 @@ pub struct Sender {
     cc_slow_start: bool,
     /// `CongestionControl::observes_sends`: else `on_sent` and `segment_mark` are not called.
     cc_observes_sends: bool,
+    /// `CongestionControl::uses_rate_samples`: else ACK events carry no delivery-rate sample.
+    cc_uses_rate_samples: bool,
     state: State,
     /// Bytes to send; `u64::MAX` for an unlimited flow.
     size: u64,
@@ -148,6 +150,7 @@ impl Sender {
             cc_pacing_rate: cc.pacing_rate(),
             cc_slow_start: cc.in_slow_start(),
             cc_observes_sends: cc.observes_sends(),
+            cc_uses_rate_samples: cc.uses_rate_samples(),
             cc,
             state: State::Idle,
             size: size.unwrap_or(u64::MAX),
@@ -315,8 +318,13 @@ impl Sender {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
-        let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
-        let rate = self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt);
+        let rate = if self.cc_uses_rate_samples {
+            let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
+            Some(self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt))
+        } else {
+            self.rate.skip_sample(now, self.board.lost_total());
+            None
+        };
         let window_before = self.window();
         let ev = AckEvent {
             now: clock,
@@ -333,7 +341,7 @@ impl Sender {
             snd_nxt: self.snd_max,
             timestamps: pkt.ts().map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
             receiver_echo: pkt.echo(),
-            rate: Some(rate),
+            rate,
         };
         self.with_cc(now, |cc| cc.on_ack(&ev));
         if self.cc.marks_app_limited() {
