@@ -318,15 +318,8 @@ impl Sender {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
-        let rate = if self.cc_uses_rate_samples {
-            let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
-            Some(self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt))
-        } else {
-            self.rate.skip_sample(now, self.board.lost_total());
-            None
-        };
         let window_before = self.window();
-        let ev = AckEvent {
+        let mut ev = AckEvent {
             now: clock,
             bytes_acked,
             bytes_sacked: newly_sacked,
@@ -341,8 +334,16 @@ impl Sender {
             snd_nxt: self.snd_max,
             timestamps: pkt.ts().map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
             receiver_echo: pkt.echo(),
-            rate,
+            rate: None,
         };
+        // Written into the event in place: the sample is larger than the compiler moves without a
+        // call to `memcpy`.
+        if self.cc_uses_rate_samples {
+            let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
+            ev.rate = Some(self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt));
+        } else {
+            self.rate.skip_sample(now, self.board.lost_total());
+        }
         self.with_cc(now, |cc| cc.on_ack(&ev));
         if self.cc.marks_app_limited() {
             self.rate.mark_app_limited(self.board.bytes_in_flight());
