@@ -423,8 +423,11 @@ impl Sender {
             }
             return;
         }
-        let first_lost = self.cfg.sack && self.board.get(0).is_some_and(|s| s.lost);
-        let trigger = self.dupacks >= self.cfg.dupthresh || first_lost;
+        let first_lost = || self.cfg.sack && self.board.get(0).is_some_and(|s| s.lost);
+        // Most ACKs trigger nothing: the recovery rules are asked only when one does.
+        if !(self.cfg.fast_retransmit && (self.dupacks >= self.cfg.dupthresh || first_lost())) {
+            return;
+        }
         let allowed = match (self.recover, self.cc.partial_ack_policy()) {
             // Reno has no memory of earlier recoveries.
             (_, PartialAckPolicy::EndsRecovery) if !self.cfg.sack => true,
@@ -432,7 +435,7 @@ impl Sender {
             (Some(r), _) => self.snd_una > r,
             (None, _) => true,
         };
-        if self.cfg.fast_retransmit && trigger && allowed && !self.board.is_empty() {
+        if allowed && !self.board.is_empty() {
             self.enter_recovery(now, delivered_data, out);
         }
     }
