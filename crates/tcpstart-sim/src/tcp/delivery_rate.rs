@@ -56,6 +56,10 @@ struct Pending {
 
 pub struct DeliveryRate {
     mss: u64,
+    /// Whether samples will be asked for (the controller reads them). Without, only the
+    /// delivered count and the application-limited state, which the send events report, are
+    /// kept: no snapshot is taken and no segment is weighed for a sample.
+    samples: bool,
     delivered: u64,
     delivered_time: Instant,
     first_sent_time: Instant,
@@ -69,9 +73,10 @@ pub struct DeliveryRate {
 }
 
 impl DeliveryRate {
-    pub fn new(mss: u32) -> Self {
+    pub fn new(mss: u32, samples: bool) -> Self {
         DeliveryRate {
             mss: mss as u64,
+            samples,
             delivered: 0,
             delivered_time: Instant::ZERO,
             first_sent_time: Instant::ZERO,
@@ -90,6 +95,9 @@ impl DeliveryRate {
     /// no unacknowledged data before it (Linux `!tp->packets_out`), so the flight, and the sample
     /// interval, start now.
     pub fn on_sent(&mut self, now: Instant, nothing_outstanding: bool) -> TxState {
+        if !self.samples {
+            return TxState::default();
+        }
         if nothing_outstanding {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -106,6 +114,9 @@ impl DeliveryRate {
     /// The scoreboard marked segment `s` SACKed: it is delivered.
     pub fn on_sacked(&mut self, s: &Segment) {
         self.delivered += s.len as u64;
+        if !self.samples {
+            return;
+        }
         self.pending.acked_sacked += s.len as u64;
         if !s.retransmitted {
             self.pending.sack_rtt_sent = self.pending.sack_rtt_sent.max(Some(s.tx.sent));
@@ -116,7 +127,7 @@ impl DeliveryRate {
     /// The cumulative ACK removed segment `s` from the scoreboard. Segments SACKed before were
     /// counted then; the bytes of the others are counted by [`Self::on_cumulative_ack`].
     pub fn on_acked(&mut self, s: &Segment) {
-        if s.sacked {
+        if s.sacked || !self.samples {
             return;
         }
         self.pending.retransmitted_acked |= s.retransmitted;
@@ -175,7 +186,14 @@ impl DeliveryRate {
         min_rtt: Option<Duration>,
         ts_rtt: Option<Duration>,
     ) -> RateSample {
-        let (p, losses) = self.end_ack(now, lost_total);
+        debug_assert!(self.samples, "an estimator made without samples");
+        let p = std::mem::take(&mut self.pending);
+        self.end_app_limited();
+        if p.acked_sacked > 0 {
+            self.delivered_time = now;
+        }
+        let losses = lost_total.saturating_sub(self.lost_seen);
+        self.lost_seen = lost_total;
         let ack_rtt_sent = p.ack_rtt_sent.filter(|_| !p.retransmitted_acked);
         let rtt = p.sack_rtt_sent.or(ack_rtt_sent).map(|sent| now - sent).or(ts_rtt);
         let mut rs = RateSample {
@@ -203,26 +221,19 @@ impl DeliveryRate {
         rs
     }
 
-    /// Ends the ACK without building its sample, for a controller that takes none: the
-    /// estimator's state moves on exactly as in [`Self::sample`].
-    pub fn skip_sample(&mut self, now: Instant, lost_total: u64) {
-        self.end_ack(now, lost_total);
+    /// Ends the ACK of an estimator made without samples: the application-limited state moves
+    /// on as in [`Self::sample`].
+    pub fn end_ack_unsampled(&mut self) {
+        debug_assert!(!self.samples, "an estimator made for samples");
+        self.pending.acked_sacked = 0;
+        self.end_app_limited();
     }
 
-    /// The state changes at the end of an ACK; returns what the ACK gathered and the bytes
-    /// newly marked lost.
-    fn end_ack(&mut self, now: Instant, lost_total: u64) -> (Pending, u64) {
-        let p = std::mem::take(&mut self.pending);
-        // The app-limited bubble is gone once everything sent in it is delivered.
+    /// The app-limited bubble is gone once everything sent in it is delivered.
+    fn end_app_limited(&mut self) {
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
         }
-        if p.acked_sacked > 0 {
-            self.delivered_time = now;
-        }
-        let losses = lost_total.saturating_sub(self.lost_seen);
-        self.lost_seen = lost_total;
-        (p, losses)
     }
 
     /// The sender found nothing to send (RFC draft "app-limited" check, Linux
@@ -256,7 +267,11 @@ mod tests {
 
     impl Conn {
         fn new() -> Self {
-            Conn { board: Scoreboard::new(MSS), rate: DeliveryRate::new(MSS), snd_max: 0 }
+            Conn::with(true)
+        }
+
+        fn with(samples: bool) -> Self {
+            Conn { board: Scoreboard::new(MSS), rate: DeliveryRate::new(MSS, samples), snd_max: 0 }
         }
 
         /// Sends the segment starting at `seq`: a retransmission if it was sent before.
@@ -377,6 +392,30 @@ mod tests {
         let s = r.rate.sample(ms(101), 0, None, None);
         assert!(s.is_app_limited, "segment 2 was sent while app-limited");
         assert!(!r.rate.is_app_limited(), "delivered 3000 > 2000 ends the bubble");
+    }
+
+    #[test]
+    fn without_samples_the_app_limited_state_moves_alike() {
+        let (mut with, mut without) = (Conn::with(true), Conn::with(false));
+        for r in [&mut with, &mut without] {
+            r.send(ms(0), 0);
+            r.send(ms(0), 1000);
+            r.rate.check_app_limited(2000, 10_000, false);
+            r.send(ms(1), 2000);
+            r.send(ms(1), 3000);
+        }
+        // One step at a time: SACK of segment 2, then cumulative ACKs; the bubble (2000 bytes
+        // delivered) ends only when more than 2000 bytes are delivered.
+        let steps: [&dyn Fn(&mut Conn); 3] = [&|r| r.sack(2000, 3000), &|r| r.ack(1000, true), &|r| r.ack(2000, true)];
+        for step in steps {
+            step(&mut with);
+            step(&mut without);
+            with.rate.sample(ms(100), 0, None, None);
+            without.rate.end_ack_unsampled();
+            assert_eq!(with.rate.is_app_limited(), without.rate.is_app_limited());
+            assert_eq!(with.rate.delivered, without.rate.delivered);
+        }
+        assert!(!without.rate.is_app_limited(), "3000 bytes delivered end the bubble");
     }
 
     #[test]

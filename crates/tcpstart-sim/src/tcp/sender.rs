@@ -144,7 +144,7 @@ impl Sender {
         Sender {
             flow,
             board: Scoreboard::new(cfg.mss),
-            rate: DeliveryRate::new(cfg.mss),
+            rate: DeliveryRate::new(cfg.mss, cc.uses_rate_samples()),
             rtt,
             cc_cwnd: cc.cwnd(),
             cc_pacing_rate: cc.pacing_rate(),
@@ -342,7 +342,7 @@ impl Sender {
             let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
             ev.rate = Some(self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt));
         } else {
-            self.rate.skip_sample(now, self.board.lost_total());
+            self.rate.end_ack_unsampled();
         }
         self.with_cc(now, |cc| cc.on_ack(&ev));
         if self.cc.marks_app_limited() {
