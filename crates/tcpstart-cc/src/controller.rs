@@ -16,6 +16,10 @@ pub enum PartialAckPolicy {
 /// A sans-IO congestion controller: it is told what happened and answers with a window and,
 /// optionally, a pacing rate. It owns `cwnd` and `ssthresh`; the sender adds the recovery-time
 /// window inflation of RFC 5681 / 6582 on top of it when SACK is off.
+///
+/// `cwnd`, `pacing_rate` and `in_slow_start` may change only in the `on_*` callbacks: the sender
+/// reads them once after each callback and uses those values until the next one (so
+/// `segment_mark`, for instance, must leave them alone).
 pub trait CongestionControl: Send {
     /// Stable identifier used by the registry, the CLI and traces.
     fn name(&self) -> &'static str;
@@ -59,5 +63,16 @@ pub trait CongestionControl: Send {
     /// (e.g. First/Second of a packet pair). 0 means unmarked.
     fn segment_mark(&mut self, _seq: u64) -> u8 {
         0
+    }
+    /// False when the controller ignores its segments' departures: `on_sent` does nothing and
+    /// `segment_mark` returns 0. The sender asks once, at the start, and then makes neither call
+    /// per segment.
+    fn observes_sends(&self) -> bool {
+        true
+    }
+    /// False when `on_ack` never reads [`AckEvent::rate`]: the sender asks once, at the start,
+    /// and then leaves it `None` instead of building a sample per ACK (its estimator still runs).
+    fn uses_rate_samples(&self) -> bool {
+        true
     }
 }

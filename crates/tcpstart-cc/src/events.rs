@@ -69,7 +69,8 @@ pub struct AckEvent {
     pub timestamps: Option<AckTimestamps>,
     /// Value a receiver-side algorithm part echoed in this ACK (see [`crate::ReceiverHook`]).
     pub receiver_echo: Option<u64>,
-    /// The sender's delivery-rate sample for this ACK (`None` when the ACK delivered nothing).
+    /// The sender's delivery-rate sample for this ACK (`None` for a controller whose
+    /// [`crate::CongestionControl::uses_rate_samples`] is false).
     pub rate: Option<RateSample>,
 }
 

@@ -288,6 +288,15 @@ impl CongestionControl for Reno {
             RenoVariant::NewReno => PartialAckPolicy::StayInRecovery,
         }
     }
+    /// Reno grows on ACKs only (HyStart++ too counts ACKs): `on_sent` and `segment_mark` are
+    /// the trait's defaults.
+    fn observes_sends(&self) -> bool {
+        false
+    }
+    /// Reno (and HyStart++) read the bytes acknowledged and the RTT, not the delivery rate.
+    fn uses_rate_samples(&self) -> bool {
+        false
+    }
 }
 
 /// The part of a Reno-family algorithm that differs from Reno when that is only congestion
@@ -339,26 +348,78 @@ impl<R: AimdRule> CongestionControl for Aimd<R> {
     fn phase(&self) -> &'static str {
         self.reno.phase()
     }
+    /// The rule sees Reno and the bytes acknowledged only: as Reno, no sends, no rate samples.
+    fn observes_sends(&self) -> bool {
+        false
+    }
+    fn uses_rate_samples(&self) -> bool {
+        false
+    }
 }
 
 /// Test helpers for the Reno family.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::events::AckEvent;
-    use crate::time::Instant;
+    use core::fmt::Debug;
+
+    use crate::controller::CongestionControl;
+    use crate::events::{AckEvent, RateSample, SentEvent};
+    use crate::time::{Duration, Instant};
 
     /// A window-limited ACK of `bytes` new bytes at time zero.
     pub fn ack(bytes: u64) -> AckEvent {
         AckEvent { now: Instant::ZERO, bytes_acked: bytes, cwnd_limited: true, ..Default::default() }
     }
+
+    /// Holds `cc` to its declarations that it ignores sends and rate samples: a send and its mark
+    /// change no state, and ACKs with a rate sample leave it as the same ACKs without one.
+    pub fn assert_ignores_sends_and_rate_samples<C: CongestionControl + Clone + Debug>(mut cc: C, mss: u64) {
+        assert!(!cc.observes_sends() && !cc.uses_rate_samples());
+        let before = format!("{cc:?}");
+        cc.on_sent(&SentEvent { seq: 0, len: mss as u32, bytes_in_flight: mss, ..SentEvent::default() });
+        assert_eq!(cc.segment_mark(0), 0);
+        assert_eq!(format!("{cc:?}"), before, "a send changed the state");
+        let sample =
+            RateSample { delivered: 5 * mss, interval: Some(Duration::from_millis(1)), ..RateSample::default() };
+        let mut without = cc.clone();
+        for i in 1..=20 {
+            let ev = AckEvent { now: Instant(i * 1_000_000), rtt_sample: Some(Duration::from_millis(10)), ..ack(mss) };
+            cc.on_ack(&AckEvent { rate: Some(sample), ..ev });
+            without.on_ack(&ev);
+        }
+        assert_eq!(format!("{cc:?}"), format!("{without:?}"), "a rate sample changed the state");
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::testing::ack;
+    use super::testing::{ack, assert_ignores_sends_and_rate_samples};
     use super::*;
 
     const MSS: u64 = 1000;
+
+    #[test]
+    fn reno_and_aimd_ignore_sends_and_rate_samples_as_they_declare() {
+        /// A rule that grows and shrinks like Reno: `Aimd` around any rule hands it no event.
+        #[derive(Clone, Debug)]
+        struct Halving;
+        impl AimdRule for Halving {
+            const NAME: &'static str = "halving";
+            fn avoid(&self, r: &mut Reno, bytes_acked: u64) {
+                r.congestion_avoidance(bytes_acked);
+            }
+            fn decreased(&self, r: &Reno) -> u64 {
+                r.cwnd / 2
+            }
+        }
+        // In slow start with HyStart++ attached, and in congestion avoidance.
+        for ssthresh in [u64::MAX, 10 * MSS] {
+            let reno = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, ssthresh, 1)
+                .with_hystartpp(HyStartPlusPlus::new(crate::hystartpp::Config::default()));
+            assert_ignores_sends_and_rate_samples(reno.clone(), MSS);
+            assert_ignores_sends_and_rate_samples(Aimd::new(reno, Halving), MSS);
+        }
+    }
 
     #[test]
     fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {

@@ -21,32 +21,31 @@
 //!   them, else the timestamp echo (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`);
 //! - losses are the bytes marked lost since the previous ACK's sample; the marks of a
 //!   retransmission timeout are not attributed to any ACK (Linux counts them at the timeout).
-
-use std::collections::VecDeque;
+//!
+//! The snapshots live in the scoreboard's segment records (as Linux keeps them in the skb), so a
+//! segment is pushed, SACKed and removed once: the scoreboard reports each segment it newly
+//! SACKs ([`DeliveryRate::on_sacked`]) or cumulatively removes ([`DeliveryRate::on_acked`]).
 
 use tcpstart_cc::{Duration, Instant, RateSample};
 
-use crate::tcp::sacked::SackedRanges;
+use crate::tcp::scoreboard::Segment;
 
-/// The delivery state a transmission saw, kept until the segment is cumulatively acknowledged.
-#[derive(Clone, Copy, Debug)]
-struct Snapshot {
-    seq: u64,
-    len: u32,
-    sent: Instant,
-    delivered: u64,
-    delivered_time: Instant,
-    first_sent_time: Instant,
-    is_app_limited: bool,
-    retransmitted: bool,
-    /// Already counted as delivered through SACK.
-    sacked: bool,
+/// The delivery state a transmission saw (Linux `tcp_rate_skb_sent`), kept in the segment's
+/// scoreboard record until the segment is cumulatively acknowledged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TxState {
+    /// Send time in simulated time (the scoreboard's `sent` is on the sender's clock ticks).
+    pub sent: Instant,
+    pub delivered: u64,
+    pub delivered_time: Instant,
+    pub first_sent_time: Instant,
+    pub is_app_limited: bool,
 }
 
 /// The segment chosen to define this ACK's sample, and the RTT candidates.
 #[derive(Clone, Copy, Debug, Default)]
 struct Pending {
-    chosen: Option<Snapshot>,
+    chosen: Option<Segment>,
     acked_sacked: u64,
     /// Send time of the most recently sent newly SACKed, never retransmitted segment.
     sack_rtt_sent: Option<Instant>,
@@ -57,9 +56,10 @@ struct Pending {
 
 pub struct DeliveryRate {
     mss: u64,
-    snaps: VecDeque<Snapshot>,
-    /// The SACKed snapshots' ranges, so a SACK block costs only what it newly covers.
-    sacked_ranges: SackedRanges,
+    /// Whether samples will be asked for (the controller reads them). Without, only the
+    /// delivered count and the application-limited state, which the send events report, are
+    /// kept: no snapshot is taken and no segment is weighed for a sample.
+    samples: bool,
     delivered: u64,
     delivered_time: Instant,
     first_sent_time: Instant,
@@ -73,11 +73,10 @@ pub struct DeliveryRate {
 }
 
 impl DeliveryRate {
-    pub fn new(mss: u32) -> Self {
+    pub fn new(mss: u32, samples: bool) -> Self {
         DeliveryRate {
             mss: mss as u64,
-            snaps: VecDeque::new(),
-            sacked_ranges: SackedRanges::default(),
+            samples,
             delivered: 0,
             delivered_time: Instant::ZERO,
             first_sent_time: Instant::ZERO,
@@ -92,60 +91,59 @@ impl DeliveryRate {
         self.app_limited != 0
     }
 
-    fn index_of(&self, seq: u64) -> Option<usize> {
-        let front = self.snaps.front()?;
-        let idx = (seq.checked_sub(front.seq)? / self.mss) as usize;
-        (idx < self.snaps.len()).then_some(idx)
-    }
-
-    /// A segment leaves the sender. `nothing_outstanding`: no unacknowledged data before it
-    /// (Linux `!tp->packets_out`), so the flight, and the sample interval, start now.
-    pub fn on_sent(&mut self, now: Instant, seq: u64, len: u32, retransmission: bool, nothing_outstanding: bool) {
+    /// A segment leaves the sender: returns the snapshot to keep with it. `nothing_outstanding`:
+    /// no unacknowledged data before it (Linux `!tp->packets_out`), so the flight, and the sample
+    /// interval, start now.
+    pub fn on_sent(&mut self, now: Instant, nothing_outstanding: bool) -> TxState {
+        if !self.samples {
+            return TxState::default();
+        }
         if nothing_outstanding {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        let snap = Snapshot {
-            seq,
-            len,
+        TxState {
             sent: now,
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             is_app_limited: self.app_limited != 0,
-            retransmitted: retransmission,
-            sacked: false,
-        };
-        // New data always goes to the back; only a retransmission looks its snapshot up.
-        match retransmission.then(|| self.index_of(seq)).flatten() {
-            Some(idx) => {
-                // SACKed segments are never retransmitted, so the covered ranges stay true.
-                debug_assert!(!self.snaps[idx].sacked);
-                self.snaps[idx] = snap
-            }
-            None => self.snaps.push_back(snap),
         }
     }
 
-    /// Picks the most recently sent delivered segment as the one defining the sample.
-    fn consider(&mut self, snap: Snapshot) {
-        consider(&mut self.pending, &mut self.first_sent_time, snap);
+    /// The scoreboard marked segment `s` SACKed: it is delivered.
+    pub fn on_sacked(&mut self, s: &Segment) {
+        self.delivered += s.len as u64;
+        if !self.samples {
+            return;
+        }
+        self.pending.acked_sacked += s.len as u64;
+        if !s.retransmitted {
+            self.pending.sack_rtt_sent = self.pending.sack_rtt_sent.max(Some(s.tx.sent));
+        }
+        self.consider(s);
     }
 
-    /// The SACK block [start, end) arrived: segments wholly inside it are delivered.
-    pub fn on_sack(&mut self, start: u64, end: u64) {
-        let (delivered, pending, first_sent_time) = (&mut self.delivered, &mut self.pending, &mut self.first_sent_time);
-        let span = |s: &Snapshot| (s.seq, s.seq + s.len as u64);
-        self.sacked_ranges.mark_block(&mut self.snaps, self.mss, start, end, span, |s| {
-            debug_assert!(!s.sacked, "SACKed snapshots are in the covered ranges");
-            s.sacked = true;
-            *delivered += s.len as u64;
-            pending.acked_sacked += s.len as u64;
-            if !s.retransmitted {
-                pending.sack_rtt_sent = pending.sack_rtt_sent.max(Some(s.sent));
-            }
-            consider(pending, first_sent_time, *s);
-        });
+    /// The cumulative ACK removed segment `s` from the scoreboard. Segments SACKed before were
+    /// counted then; the bytes of the others are counted by [`Self::on_cumulative_ack`].
+    pub fn on_acked(&mut self, s: &Segment) {
+        if s.sacked || !self.samples {
+            return;
+        }
+        self.pending.retransmitted_acked |= s.retransmitted;
+        self.pending.ack_rtt_sent = Some(s.tx.sent);
+        self.consider(s);
+    }
+
+    /// Picks the most recently sent delivered segment as the one defining the sample.
+    fn consider(&mut self, s: &Segment) {
+        let later =
+            self.pending.chosen.is_none_or(|c| s.tx.sent > c.tx.sent || (s.tx.sent == c.tx.sent && s.seq > c.seq));
+        if later {
+            self.pending.chosen = Some(*s);
+            // The next flight's send phase starts at this segment (Linux `first_tx_mstamp`).
+            self.first_sent_time = s.tx.sent;
+        }
     }
 
     /// A duplicate ACK without SACK: one segment left the network, which one is unknown.
@@ -155,24 +153,10 @@ impl DeliveryRate {
         self.pending.acked_sacked += self.mss;
     }
 
-    /// The cumulative ACK moved to `ack`. `sack`: whether SACK is in use (else duplicate-ACK
-    /// credits are settled here).
-    pub fn on_cumulative_ack(&mut self, ack: u64, sack: bool) {
-        let mut bytes = 0;
-        while let Some(&s) = self.snaps.front() {
-            if s.seq + s.len as u64 > ack {
-                break;
-            }
-            self.snaps.pop_front();
-            if s.sacked {
-                continue;
-            }
-            bytes += s.len as u64;
-            self.pending.retransmitted_acked |= s.retransmitted;
-            self.pending.ack_rtt_sent = Some(s.sent);
-            self.consider(s);
-        }
-        self.sacked_ranges.forget_below(ack);
+    /// The cumulative ACK moved on, acknowledging `bytes` not SACKed before (after
+    /// [`Self::on_acked`] for each removed segment). `sack`: whether SACK is in use (else
+    /// duplicate-ACK credits are settled here).
+    pub fn on_cumulative_ack(&mut self, bytes: u64, sack: bool) {
         if bytes == 0 {
             return;
         }
@@ -202,18 +186,16 @@ impl DeliveryRate {
         min_rtt: Option<Duration>,
         ts_rtt: Option<Duration>,
     ) -> RateSample {
+        debug_assert!(self.samples, "an estimator made without samples");
         let p = std::mem::take(&mut self.pending);
-        // The app-limited bubble is gone once everything sent in it is delivered.
-        if self.app_limited != 0 && self.delivered > self.app_limited {
-            self.app_limited = 0;
-        }
+        self.end_app_limited();
         if p.acked_sacked > 0 {
             self.delivered_time = now;
         }
-        let ack_rtt_sent = p.ack_rtt_sent.filter(|_| !p.retransmitted_acked);
-        let rtt = p.sack_rtt_sent.or(ack_rtt_sent).map(|sent| now - sent).or(ts_rtt);
         let losses = lost_total.saturating_sub(self.lost_seen);
         self.lost_seen = lost_total;
+        let ack_rtt_sent = p.ack_rtt_sent.filter(|_| !p.retransmitted_acked);
+        let rtt = p.sack_rtt_sent.or(ack_rtt_sent).map(|sent| now - sent).or(ts_rtt);
         let mut rs = RateSample {
             rtt,
             losses,
@@ -225,18 +207,33 @@ impl DeliveryRate {
             ..RateSample::default()
         };
         let Some(c) = p.chosen else { return rs };
-        rs.prior_delivered = c.delivered;
-        rs.prior_time = c.delivered_time;
-        rs.is_app_limited = c.is_app_limited;
+        rs.prior_delivered = c.tx.delivered;
+        rs.prior_time = c.tx.delivered_time;
+        rs.is_app_limited = c.tx.is_app_limited;
         rs.is_retrans = c.retransmitted;
-        rs.delivered = self.delivered - c.delivered;
-        rs.send_elapsed = c.sent - c.first_sent_time;
-        rs.ack_elapsed = now - c.delivered_time;
+        rs.delivered = self.delivered - c.tx.delivered;
+        rs.send_elapsed = c.tx.sent - c.tx.first_sent_time;
+        rs.ack_elapsed = now - c.tx.delivered_time;
         let interval = rs.send_elapsed.max(rs.ack_elapsed);
         // Shorter than a round trip: the sample would overestimate (e.g. a spurious
         // retransmission acknowledged at once), so it carries no rate.
         rs.interval = min_rtt.is_none_or(|m| interval >= m).then_some(interval);
         rs
+    }
+
+    /// Ends the ACK of an estimator made without samples: the application-limited state moves
+    /// on as in [`Self::sample`].
+    pub fn end_ack_unsampled(&mut self) {
+        debug_assert!(!self.samples, "an estimator made for samples");
+        self.pending.acked_sacked = 0;
+        self.end_app_limited();
+    }
+
+    /// The app-limited bubble is gone once everything sent in it is delivered.
+    fn end_app_limited(&mut self) {
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
     }
 
     /// The sender found nothing to send (RFC draft "app-limited" check, Linux
@@ -254,31 +251,60 @@ impl DeliveryRate {
     }
 }
 
-/// Picks the most recently sent delivered segment as the one defining the sample.
-fn consider(pending: &mut Pending, first_sent_time: &mut Instant, snap: Snapshot) {
-    let later = pending.chosen.is_none_or(|c| snap.sent > c.sent || (snap.sent == c.sent && snap.seq > c.seq));
-    if later {
-        pending.chosen = Some(snap);
-        // The next flight's send phase starts at this segment (Linux `first_tx_mstamp`).
-        *first_sent_time = snap.sent;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::scoreboard::Scoreboard;
 
     const MSS: u32 = 1000;
+
+    /// The scoreboard and the sampler, driven as the sender drives them.
+    struct Conn {
+        board: Scoreboard,
+        rate: DeliveryRate,
+        snd_max: u64,
+    }
+
+    impl Conn {
+        fn new() -> Self {
+            Conn::with(true)
+        }
+
+        fn with(samples: bool) -> Self {
+            Conn { board: Scoreboard::new(MSS), rate: DeliveryRate::new(MSS, samples), snd_max: 0 }
+        }
+
+        /// Sends the segment starting at `seq`: a retransmission if it was sent before.
+        fn send(&mut self, now: Instant, seq: u64) {
+            let tx = self.rate.on_sent(now, self.board.is_empty());
+            if seq < self.snd_max {
+                let front = self.board.get(0).expect("an outstanding segment").seq;
+                self.board.on_retransmit(((seq - front) / MSS as u64) as usize, now, tx);
+            } else {
+                self.board.push_new(seq, MSS, now, tx);
+                self.snd_max = seq + MSS as u64;
+            }
+        }
+
+        fn sack(&mut self, start: u64, end: u64) {
+            self.board.sack(start, end, |s| self.rate.on_sacked(s));
+        }
+
+        fn ack(&mut self, ack: u64, sack: bool) {
+            let acked = self.board.ack_to(ack, |s| self.rate.on_acked(s));
+            self.rate.on_cumulative_ack(acked.bytes - acked.previously_sacked, sack);
+        }
+    }
 
     fn ms(x: u64) -> Instant {
         Instant(x * 1_000_000)
     }
 
     /// Ten segments sent 1 ms apart from t = 0 on an idle connection.
-    fn flight() -> DeliveryRate {
-        let mut r = DeliveryRate::new(MSS);
+    fn flight() -> Conn {
+        let mut r = Conn::new();
         for i in 0..10 {
-            r.on_sent(ms(i), i * MSS as u64, MSS, false, i == 0);
+            r.send(ms(i), i * MSS as u64);
         }
         r
     }
@@ -288,8 +314,8 @@ mod tests {
         let mut r = flight();
         // ACK of segments 0 and 1 at 100 ms: 2000 bytes since delivered_time 0 (the flight
         // started on an idle connection), send phase 1 ms, ack phase 100 ms.
-        r.on_cumulative_ack(2000, true);
-        let s = r.sample(ms(100), 0, Some(Duration::from_millis(99)), None);
+        r.ack(2000, true);
+        let s = r.rate.sample(ms(100), 0, Some(Duration::from_millis(99)), None);
         assert_eq!((s.delivered, s.prior_delivered, s.acked_sacked), (2000, 0, 2000));
         assert_eq!(s.send_elapsed, Duration::from_millis(1));
         assert_eq!(s.ack_elapsed, Duration::from_millis(100));
@@ -301,14 +327,14 @@ mod tests {
     #[test]
     fn later_acks_measure_from_the_previous_delivery() {
         let mut r = flight();
-        r.on_cumulative_ack(2000, true);
-        r.sample(ms(100), 0, None, None);
+        r.ack(2000, true);
+        r.rate.sample(ms(100), 0, None, None);
         // Segment 10 is sent at 101 ms, after delivered = 2000 at 100 ms.
-        r.on_sent(ms(101), 10_000, MSS, false, false);
-        r.on_cumulative_ack(10_000, true);
-        r.sample(ms(108), 0, None, None);
-        r.on_cumulative_ack(11_000, true);
-        let s = r.sample(ms(201), 0, None, None);
+        r.send(ms(101), 10_000);
+        r.ack(10_000, true);
+        r.rate.sample(ms(108), 0, None, None);
+        r.ack(11_000, true);
+        let s = r.rate.sample(ms(201), 0, None, None);
         // prior: delivered 2000 at 100 ms; now 11 000 at 201 ms. Send phase: segment 10 at
         // 101 ms minus the flight start, which was segment 1's send time (1 ms) = 100 ms.
         assert_eq!((s.prior_delivered, s.delivered), (2000, 9000));
@@ -322,28 +348,28 @@ mod tests {
     fn sacked_segment_counts_once_and_defines_the_sample() {
         let mut r = flight();
         // Segment 0 lost; SACK of 1..4 at 100 ms.
-        r.on_sack(1000, 4000);
-        let s = r.sample(ms(100), 0, None, None);
+        r.sack(1000, 4000);
+        let s = r.rate.sample(ms(100), 0, None, None);
         assert_eq!((s.acked_sacked, s.delivered), (3000, 3000));
         assert_eq!(s.rtt, Some(Duration::from_millis(97)), "segment 3 sent at 3 ms");
         assert_eq!(s.send_elapsed, Duration::from_millis(3));
         // The cumulative ACK after the retransmission of 0 (at 101 ms) covers 0..4: only
         // segment 0 is new, and the retransmission gives no RTT from the cumulative ACK.
-        r.on_sent(ms(101), 0, MSS, true, false);
-        r.on_cumulative_ack(4000, true);
-        let s = r.sample(ms(201), 1000, None, None);
+        r.send(ms(101), 0);
+        r.ack(4000, true);
+        let s = r.rate.sample(ms(201), 1000, None, None);
         assert_eq!((s.acked_sacked, s.delivered, s.losses), (1000, 1000, 1000));
         assert_eq!(s.prior_delivered, 3000, "the retransmission saw 3000 delivered");
         assert!(s.is_retrans);
         assert_eq!(s.rtt, None);
-        assert_eq!(r.sample(ms(202), 1000, None, None).losses, 0, "losses are reported once");
+        assert_eq!(r.rate.sample(ms(202), 1000, None, None).losses, 0, "losses are reported once");
     }
 
     #[test]
     fn interval_shorter_than_min_rtt_is_invalid() {
         let mut r = flight();
-        r.on_cumulative_ack(1000, true);
-        let s = r.sample(ms(50), 0, Some(Duration::from_millis(60)), None);
+        r.ack(1000, true);
+        let s = r.rate.sample(ms(50), 0, Some(Duration::from_millis(60)), None);
         assert_eq!(s.interval, None);
         assert_eq!(s.delivery_rate(), None);
         assert_eq!(s.acked_sacked, 1000);
@@ -351,52 +377,76 @@ mod tests {
 
     #[test]
     fn app_limited_marks_later_sends_until_the_bubble_is_delivered() {
-        let mut r = DeliveryRate::new(MSS);
-        r.on_sent(ms(0), 0, MSS, false, true);
-        r.on_sent(ms(0), 1000, MSS, false, false);
+        let mut r = Conn::new();
+        r.send(ms(0), 0);
+        r.send(ms(0), 1000);
         // Out of data with 2000 bytes in flight and room in the window: bubble ends at 2000.
-        r.check_app_limited(2000, 10_000, false);
-        assert!(r.is_app_limited());
-        r.on_sent(ms(1), 2000, MSS, false, false);
-        r.on_cumulative_ack(2000, true);
-        let s = r.sample(ms(100), 0, None, None);
+        r.rate.check_app_limited(2000, 10_000, false);
+        assert!(r.rate.is_app_limited());
+        r.send(ms(1), 2000);
+        r.ack(2000, true);
+        let s = r.rate.sample(ms(100), 0, None, None);
         assert!(!s.is_app_limited, "segment 1 was sent before the mark");
-        assert!(r.is_app_limited(), "delivered 2000 is not beyond the bubble yet");
-        r.on_cumulative_ack(3000, true);
-        let s = r.sample(ms(101), 0, None, None);
+        assert!(r.rate.is_app_limited(), "delivered 2000 is not beyond the bubble yet");
+        r.ack(3000, true);
+        let s = r.rate.sample(ms(101), 0, None, None);
         assert!(s.is_app_limited, "segment 2 was sent while app-limited");
-        assert!(!r.is_app_limited(), "delivered 3000 > 2000 ends the bubble");
+        assert!(!r.rate.is_app_limited(), "delivered 3000 > 2000 ends the bubble");
+    }
+
+    #[test]
+    fn without_samples_the_app_limited_state_moves_alike() {
+        let (mut with, mut without) = (Conn::with(true), Conn::with(false));
+        for r in [&mut with, &mut without] {
+            r.send(ms(0), 0);
+            r.send(ms(0), 1000);
+            r.rate.check_app_limited(2000, 10_000, false);
+            r.send(ms(1), 2000);
+            r.send(ms(1), 3000);
+        }
+        // One step at a time: SACK of segment 2, then cumulative ACKs; the bubble (2000 bytes
+        // delivered) ends only when more than 2000 bytes are delivered.
+        let steps: [&dyn Fn(&mut Conn); 3] = [&|r| r.sack(2000, 3000), &|r| r.ack(1000, true), &|r| r.ack(2000, true)];
+        for step in steps {
+            step(&mut with);
+            step(&mut without);
+            with.rate.sample(ms(100), 0, None, None);
+            without.rate.end_ack_unsampled();
+            assert_eq!(with.rate.is_app_limited(), without.rate.is_app_limited());
+            assert_eq!(with.rate.delivered, without.rate.delivered);
+        }
+        assert!(!without.rate.is_app_limited(), "3000 bytes delivered end the bubble");
     }
 
     #[test]
     fn no_app_limited_mark_when_window_full_or_losses_wait() {
-        let mut r = DeliveryRate::new(MSS);
-        r.check_app_limited(10_000, 10_000, false);
-        assert!(!r.is_app_limited());
-        r.check_app_limited(1000, 10_000, true);
-        assert!(!r.is_app_limited());
+        let mut r = Conn::new();
+        r.rate.check_app_limited(10_000, 10_000, false);
+        assert!(!r.rate.is_app_limited());
+        r.rate.check_app_limited(1000, 10_000, true);
+        assert!(!r.rate.is_app_limited());
     }
 
     #[test]
     fn duplicate_acks_without_sack_count_one_segment_each() {
         let mut r = flight();
-        r.on_dupack();
-        r.on_dupack();
-        let s = r.sample(ms(100), 0, None, None);
+        r.rate.on_dupack();
+        r.rate.on_dupack();
+        let s = r.rate.sample(ms(100), 0, None, None);
         assert_eq!((s.acked_sacked, s.total_delivered, s.dupack_credit), (2000, 2000, 2000));
         assert_eq!(s.interval, None, "no segment identified");
         // A cumulative ACK of 5 segments: 2 were already credited, 3 are new.
-        r.on_cumulative_ack(5000, false);
-        let s = r.sample(ms(101), 0, None, None);
+        r.ack(5000, false);
+        let s = r.rate.sample(ms(101), 0, None, None);
         assert_eq!((s.acked_sacked, s.total_delivered, s.dupack_credit), (3000, 5000, 0));
     }
 
     #[test]
     fn timeout_losses_are_not_attributed_to_an_ack() {
         let mut r = flight();
-        r.on_timeout(10_000);
-        r.on_cumulative_ack(1000, true);
-        let s = r.sample(ms(100), 10_000, None, None);
+        r.rate.on_timeout(10_000);
+        r.ack(1000, true);
+        let s = r.rate.sample(ms(100), 10_000, None, None);
         assert_eq!((s.losses, s.total_lost), (0, 10_000));
     }
 }

@@ -6,18 +6,23 @@
 //! not yet acked, minus SACKed and lost, plus retransmitted copies (RFC 6675's `pipe`): a segment
 //! retransmitted by NextSeg rule 3 or 4 while its first copy may still be travelling counts twice,
 //! as RFC 6675 SetPipe and Linux's `retrans_out` count it.
+//!
+//! Each record also holds the delivery-rate snapshot of the segment's latest transmission; the
+//! scoreboard hands every segment it newly SACKs or cumulatively removes to a callback, which
+//! the sender points at its delivery-rate sampler.
 
 use std::collections::VecDeque;
 
 use tcpstart_cc::Instant;
 
+use crate::tcp::delivery_rate::TxState;
 use crate::tcp::sacked::SackedRanges;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Segment {
     pub seq: u64,
     pub len: u32,
-    /// Last transmission time.
+    /// Last transmission time, on the sender's clock.
     pub sent: Instant,
     pub retransmitted: bool,
     pub sacked: bool,
@@ -26,6 +31,8 @@ pub struct Segment {
     /// Copies believed to be in the network: 0 (SACKed or deemed lost), 1, or 2 after a
     /// retransmission of a segment not deemed lost (RFC 6675 NextSeg rules 3 and 4).
     pub copies: u8,
+    /// The delivery state at the latest transmission.
+    pub tx: TxState,
 }
 
 /// What a cumulative ACK removed from the scoreboard.
@@ -45,6 +52,9 @@ pub struct Scoreboard {
     sacked_ranges: SackedRanges,
     in_flight: u64,
     sacked: u64,
+    /// Segments deemed lost and not yet retransmitted, so that NextSeg rule 1 costs nothing on
+    /// the common path (no loss).
+    lost_waiting: usize,
     /// Index of the first segment that may be marked lost and not yet retransmitted.
     retransmit_cursor: usize,
     /// Index of the first segment that may qualify for NextSeg rule 3. A segment it passes (SACKed,
@@ -65,6 +75,7 @@ impl Scoreboard {
             sacked_ranges: SackedRanges::default(),
             in_flight: 0,
             sacked: 0,
+            lost_waiting: 0,
             retransmit_cursor: 0,
             rule3_cursor: 0,
             lost_frontier: 0,
@@ -98,7 +109,7 @@ impl Scoreboard {
         (idx < self.segs.len()).then_some(idx)
     }
 
-    pub fn push_new(&mut self, seq: u64, len: u32, now: Instant) {
+    pub fn push_new(&mut self, seq: u64, len: u32, now: Instant, tx: TxState) {
         debug_assert!(self.segs.back().is_none_or(|s| s.seq + s.len as u64 == seq));
         self.segs.push_back(Segment {
             seq,
@@ -108,34 +119,40 @@ impl Scoreboard {
             sacked: false,
             lost: false,
             copies: 1,
+            tx,
         });
         self.in_flight += len as u64;
     }
 
-    pub fn on_retransmit(&mut self, idx: usize, now: Instant) {
+    pub fn on_retransmit(&mut self, idx: usize, now: Instant, tx: TxState) {
         let s = &mut self.segs[idx];
         s.sent = now;
+        s.tx = tx;
         s.retransmitted = true;
+        self.lost_waiting -= s.lost as usize;
         s.lost = false;
         s.copies += 1;
         self.in_flight += s.len as u64;
     }
 
-    /// Removes every segment that ends at or below `ack`.
-    pub fn ack_to(&mut self, ack: u64) -> Acked {
+    /// Removes every segment that ends at or below `ack`, calling `removed` on each.
+    pub fn ack_to(&mut self, ack: u64, mut removed: impl FnMut(&Segment)) -> Acked {
         let mut out = Acked::default();
-        while let Some(s) = self.segs.front().copied() {
+        while let Some(s) = self.segs.front() {
             if s.seq + s.len as u64 > ack {
                 break;
             }
-            self.segs.pop_front();
+            removed(s);
             out.bytes += s.len as u64;
             self.in_flight -= s.copies as u64 * s.len as u64;
             if s.sacked {
                 self.sacked -= s.len as u64;
                 out.previously_sacked += s.len as u64;
             }
+            self.lost_waiting -= s.lost as usize;
             out.rtt_send_time = (!s.retransmitted).then_some(s.sent);
+            // Read in place and dropped: no copy of the record out of the deque.
+            self.segs.pop_front();
             self.retransmit_cursor = self.retransmit_cursor.saturating_sub(1);
             self.rule3_cursor = self.rule3_cursor.saturating_sub(1);
         }
@@ -143,19 +160,23 @@ impl Scoreboard {
         out
     }
 
-    /// Marks the segments inside [start, end) as SACKed; returns the bytes newly SACKed.
-    pub fn sack(&mut self, start: u64, end: u64) -> u64 {
+    /// Marks the segments inside [start, end) as SACKed, calling `newly_sacked` on each; returns
+    /// the bytes newly SACKed.
+    pub fn sack(&mut self, start: u64, end: u64, mut newly_sacked: impl FnMut(&Segment)) -> u64 {
         let mut newly = 0;
-        let (in_flight, highest) = (&mut self.in_flight, &mut self.highest_sacked_end);
+        let (in_flight, highest, lost_waiting) =
+            (&mut self.in_flight, &mut self.highest_sacked_end, &mut self.lost_waiting);
         let span = |s: &Segment| (s.seq, s.seq + s.len as u64);
         self.sacked_ranges.mark_block(&mut self.segs, self.mss, start, end, span, |s| {
             debug_assert!(!s.sacked, "SACKed segments are in the covered ranges");
             s.sacked = true;
+            *lost_waiting -= s.lost as usize;
             s.lost = false;
             newly += s.len as u64;
             *in_flight -= s.copies as u64 * s.len as u64;
             s.copies = 0;
             *highest = (*highest).max(s.seq + s.len as u64);
+            newly_sacked(s);
         });
         self.sacked += newly;
         newly
@@ -168,6 +189,7 @@ impl Scoreboard {
             return;
         }
         s.lost = true;
+        self.lost_waiting += 1;
         self.lost_total += s.len as u64;
         self.in_flight -= s.copies as u64 * s.len as u64;
         s.copies = 0;
@@ -185,6 +207,10 @@ impl Scoreboard {
     /// it is lost. Segments already retransmitted are left to the retransmission timer.
     /// Returns whether any segment was newly marked.
     pub fn detect_sack_losses(&mut self, dupthresh: u32) -> bool {
+        // No SACKed segment outstanding (the common case): nothing can be marked.
+        if self.sacked == 0 {
+            return false;
+        }
         let mut sacked_above = 0;
         let mut boundary = None;
         // Nothing above the highest SACKed byte can count, so the scan starts there.
@@ -218,6 +244,10 @@ impl Scoreboard {
 
     /// The lowest segment deemed lost and not yet retransmitted.
     pub fn next_lost(&mut self) -> Option<usize> {
+        // Leaving the cursor behind is safe: nothing below it is lost, and it walks on later.
+        if self.lost_waiting == 0 {
+            return None;
+        }
         while let Some(s) = self.segs.get(self.retransmit_cursor) {
             if s.lost && !s.sacked {
                 return Some(self.retransmit_cursor);
@@ -260,7 +290,7 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new(MSS);
         for i in 0..n {
-            b.push_new(i * MSS as u64, MSS, Instant(i));
+            b.push_new(i * MSS as u64, MSS, Instant(i), TxState::default());
         }
         b
     }
@@ -268,12 +298,12 @@ mod tests {
     #[test]
     fn cumulative_ack_removes_segments_and_reports_karn_sample() {
         let mut b = board(5);
-        let a = b.ack_to(200);
+        let a = b.ack_to(200, |_| {});
         assert_eq!((a.bytes, a.rtt_send_time), (200, Some(Instant(1))));
         assert_eq!(b.bytes_in_flight(), 300);
         b.mark_lost(0);
-        b.on_retransmit(0, Instant(9));
-        let a = b.ack_to(300);
+        b.on_retransmit(0, Instant(9), TxState::default());
+        let a = b.ack_to(300, |_| {});
         assert_eq!(a.rtt_send_time, None, "no sample from a retransmitted segment");
     }
 
@@ -281,15 +311,15 @@ mod tests {
     fn sack_and_loss_detection_follow_rfc6675() {
         let mut b = board(6);
         // Segment 0 lost; 1, 2, 3 SACKed: three SACKed segments above 0 make it lost.
-        assert_eq!(b.sack(100, 400), 300);
+        assert_eq!(b.sack(100, 400, |_| {}), 300);
         assert_eq!(b.bytes_in_flight(), 300);
         assert!(b.detect_sack_losses(3));
         assert_eq!(b.next_lost(), Some(0));
         assert_eq!(b.bytes_in_flight(), 200);
-        b.on_retransmit(0, Instant(10));
+        b.on_retransmit(0, Instant(10), TxState::default());
         assert_eq!(b.bytes_in_flight(), 300);
         assert_eq!(b.next_lost(), None);
-        let a = b.ack_to(400);
+        let a = b.ack_to(400, |_| {});
         assert_eq!((a.bytes, a.previously_sacked), (400, 300));
         assert_eq!(b.sacked_bytes(), 0);
     }
@@ -297,7 +327,7 @@ mod tests {
     #[test]
     fn two_sacked_segments_are_not_enough() {
         let mut b = board(4);
-        b.sack(200, 400);
+        b.sack(200, 400, |_| {});
         assert!(!b.detect_sack_losses(3));
     }
 
@@ -305,66 +335,85 @@ mod tests {
     fn several_holes_in_one_window_are_all_found() {
         let mut b = board(10);
         // Holes at 0 and 2; SACKed 1, 3..=6.
-        b.sack(100, 200);
-        b.sack(300, 700);
+        b.sack(100, 200, |_| {});
+        b.sack(300, 700, |_| {});
         assert!(b.detect_sack_losses(3));
         assert_eq!(b.next_lost(), Some(0));
-        b.on_retransmit(0, Instant(20));
+        b.on_retransmit(0, Instant(20), TxState::default());
         assert_eq!(b.next_lost(), Some(2));
     }
 
     #[test]
     fn loss_detection_after_the_sacked_data_was_cumulatively_acked() {
         let mut b = board(6);
-        b.sack(100, 400);
-        b.ack_to(500);
+        b.sack(100, 400, |_| {});
+        b.ack_to(500, |_| {});
         assert!(!b.detect_sack_losses(3), "no SACKed segment remains above the front");
     }
 
     #[test]
     fn timeout_marks_everything_unsacked() {
         let mut b = board(4);
-        b.sack(200, 300);
+        b.sack(200, 300, |_| {});
         b.mark_all_lost();
         assert_eq!(b.bytes_in_flight(), 0);
         assert_eq!(b.next_lost(), Some(0));
-        b.on_retransmit(0, Instant(5));
+        b.on_retransmit(0, Instant(5), TxState::default());
         assert_eq!(b.next_lost(), Some(1));
-        b.on_retransmit(1, Instant(5));
+        b.on_retransmit(1, Instant(5), TxState::default());
         assert_eq!(b.next_lost(), Some(3), "the SACKed segment is skipped");
+    }
+
+    #[test]
+    fn lost_segments_leave_the_waiting_set_however_they_go() {
+        let mut b = board(5);
+        b.mark_all_lost();
+        // Segment 0 (seq 0) is acknowledged, 1 (seq 100) SACKed, 2 (seq 200) retransmitted:
+        // 3 and 4 still wait. Indices count from the first unacknowledged segment.
+        b.ack_to(100, |_| {});
+        b.sack(100, 200, |_| {});
+        b.on_retransmit(1, Instant(5), TxState::default());
+        assert_eq!(b.next_lost(), Some(2));
+        b.on_retransmit(2, Instant(5), TxState::default());
+        b.on_retransmit(3, Instant(5), TxState::default());
+        assert_eq!(b.next_lost(), None);
+        b.mark_lost(0);
+        assert_eq!(b.next_lost(), None, "a SACKed segment is not lost");
+        b.mark_lost(1);
+        assert_eq!(b.next_lost(), Some(1));
     }
 
     #[test]
     fn rule_3_takes_unsacked_segments_below_the_highest_sack_once() {
         let mut b = board(8);
         // Holes at 0, 1 and 5; SACKed 2, 3, 4 and 6; 7 not yet reported.
-        b.sack(200, 500);
-        b.sack(600, 700);
+        b.sack(200, 500, |_| {});
+        b.sack(600, 700, |_| {});
         assert!(b.detect_sack_losses(3));
         // 0 and 1 have three SACKed segments above: rule 1's. 5 has one: rule 3's. 7 lies above
         // the highest SACKed byte: neither.
         assert_eq!(b.next_rule3(), Some(5));
-        b.on_retransmit(5, Instant(10));
+        b.on_retransmit(5, Instant(10), TxState::default());
         assert_eq!(b.next_rule3(), None, "segment 5 went out already");
         // A later SACK of 7 makes nothing new eligible: everything below it is SACKed, lost or
         // retransmitted.
-        b.sack(700, 800);
+        b.sack(700, 800, |_| {});
         assert_eq!(b.next_rule3(), None);
     }
 
     #[test]
     fn a_second_copy_counts_twice_in_pipe_until_delivered() {
         let mut b = board(4);
-        b.sack(300, 400);
+        b.sack(300, 400, |_| {});
         assert_eq!(b.bytes_in_flight(), 300);
         // Segment 2, not deemed lost, is retransmitted (rule 3): RFC 6675 SetPipe counts both.
-        b.on_retransmit(2, Instant(10));
+        b.on_retransmit(2, Instant(10), TxState::default());
         assert_eq!(b.bytes_in_flight(), 400);
         // Its SACK takes both copies out of the network.
-        b.sack(200, 300);
+        b.sack(200, 300, |_| {});
         assert_eq!(b.bytes_in_flight(), 200);
         // A timeout's loss marking also drops both copies of a twice-sent segment.
-        b.on_retransmit(1, Instant(11));
+        b.on_retransmit(1, Instant(11), TxState::default());
         assert_eq!(b.bytes_in_flight(), 300);
         b.mark_all_lost();
         assert_eq!(b.bytes_in_flight(), 0);
@@ -374,9 +423,9 @@ mod tests {
     fn the_rescue_candidate_is_the_highest_unsacked_segment() {
         let mut b = board(5);
         assert_eq!(b.highest_unsacked(), Some(4));
-        b.sack(300, 500);
+        b.sack(300, 500, |_| {});
         assert_eq!(b.highest_unsacked(), Some(2));
-        b.sack(0, 300);
+        b.sack(0, 300, |_| {});
         assert_eq!(b.highest_unsacked(), None);
     }
 }

@@ -97,6 +97,16 @@ pub struct Sender {
     flow: u32,
     cfg: TcpConfig,
     cc: Box<dyn CongestionControl>,
+    /// The controller's `cwnd`, `pacing_rate` and `in_slow_start` as read after its latest
+    /// callback. They change only in callbacks (the trait's contract), so the per-segment and
+    /// per-ACK checks read these instead of making the virtual calls again.
+    cc_cwnd: u64,
+    cc_pacing_rate: Option<f64>,
+    cc_slow_start: bool,
+    /// `CongestionControl::observes_sends`: else `on_sent` and `segment_mark` are not called.
+    cc_observes_sends: bool,
+    /// `CongestionControl::uses_rate_samples`: else ACK events carry no delivery-rate sample.
+    cc_uses_rate_samples: bool,
     state: State,
     /// Bytes to send; `u64::MAX` for an unlimited flow.
     size: u64,
@@ -134,8 +144,13 @@ impl Sender {
         Sender {
             flow,
             board: Scoreboard::new(cfg.mss),
-            rate: DeliveryRate::new(cfg.mss),
+            rate: DeliveryRate::new(cfg.mss, cc.uses_rate_samples()),
             rtt,
+            cc_cwnd: cc.cwnd(),
+            cc_pacing_rate: cc.pacing_rate(),
+            cc_slow_start: cc.in_slow_start(),
+            cc_observes_sends: cc.observes_sends(),
+            cc_uses_rate_samples: cc.uses_rate_samples(),
             cc,
             state: State::Idle,
             size: size.unwrap_or(u64::MAX),
@@ -174,7 +189,7 @@ impl Sender {
             inflight: self.board.bytes_in_flight(),
             srtt: self.rtt.srtt(),
             rtt: self.rtt.latest(),
-            pacing_rate: self.cc.pacing_rate(),
+            pacing_rate: self.cc_pacing_rate,
             delivered: self.snd_una,
             retransmissions: self.stats.retransmissions,
             phase: self.phase(),
@@ -193,15 +208,10 @@ impl Sender {
     /// The window the sender obeys: PRR's during a PRR recovery, else the controller's cwnd plus
     /// recovery inflation.
     fn window(&self) -> u64 {
-        self.window_for(self.cc.cwnd())
-    }
-
-    /// [`Self::window`] for the controller's window `cwnd`, when the caller has just read it.
-    fn window_for(&self, cwnd: u64) -> u64 {
         match self.recovery {
             Some(Recovery { prr: Some(prr), .. }) => prr.cwnd,
-            Some(r) => (cwnd as i64 + r.inflation).max(0) as u64,
-            None => cwnd,
+            Some(r) => (self.cc_cwnd as i64 + r.inflation).max(0) as u64,
+            None => self.cc_cwnd,
         }
     }
 
@@ -268,8 +278,7 @@ impl Sender {
         let mut newly_sacked = 0;
         if self.cfg.sack {
             for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
-                newly_sacked += self.board.sack(start, end);
-                self.rate.on_sack(start, end);
+                newly_sacked += self.board.sack(start, end, |s| self.rate.on_sacked(s));
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
@@ -280,11 +289,11 @@ impl Sender {
         let mut rtt_sample = None;
         let mut bytes_acked = 0;
         if advanced {
-            let acked = self.board.ack_to(pkt.ack);
+            let acked = self.board.ack_to(pkt.ack, |s| self.rate.on_acked(s));
             bytes_acked = acked.bytes;
             delivered_data += acked.bytes - acked.previously_sacked;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
-            self.rate.on_cumulative_ack(pkt.ack, self.cfg.sack);
+            self.rate.on_cumulative_ack(acked.bytes - acked.previously_sacked, self.cfg.sack);
             self.snd_una = pkt.ack;
             self.dupacks = 0;
             self.limited_transmit_bytes = 0;
@@ -309,10 +318,8 @@ impl Sender {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
-        let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
-        let rate = self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt);
         let window_before = self.window();
-        let ev = AckEvent {
+        let mut ev = AckEvent {
             now: clock,
             bytes_acked,
             bytes_sacked: newly_sacked,
@@ -327,8 +334,16 @@ impl Sender {
             snd_nxt: self.snd_max,
             timestamps: pkt.ts().map(|(tsval, tsecr)| AckTimestamps { tsval, tsecr }),
             receiver_echo: pkt.echo(),
-            rate: Some(rate),
+            rate: None,
         };
+        // Written into the event in place: the sample is larger than the compiler moves without a
+        // call to `memcpy`.
+        if self.cc_uses_rate_samples {
+            let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
+            ev.rate = Some(self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt));
+        } else {
+            self.rate.end_ack_unsampled();
+        }
         self.with_cc(now, |cc| cc.on_ack(&ev));
         if self.cc.marks_app_limited() {
             self.rate.mark_app_limited(self.board.bytes_in_flight());
@@ -408,8 +423,11 @@ impl Sender {
             }
             return;
         }
-        let first_lost = self.cfg.sack && self.board.get(0).is_some_and(|s| s.lost);
-        let trigger = self.dupacks >= self.cfg.dupthresh || first_lost;
+        let first_lost = || self.cfg.sack && self.board.get(0).is_some_and(|s| s.lost);
+        // Most ACKs trigger nothing: the recovery rules are asked only when one does.
+        if !(self.cfg.fast_retransmit && (self.dupacks >= self.cfg.dupthresh || first_lost())) {
+            return;
+        }
         let allowed = match (self.recover, self.cc.partial_ack_policy()) {
             // Reno has no memory of earlier recoveries.
             (_, PartialAckPolicy::EndsRecovery) if !self.cfg.sack => true,
@@ -417,7 +435,7 @@ impl Sender {
             (Some(r), _) => self.snd_una > r,
             (None, _) => true,
         };
-        if self.cfg.fast_retransmit && trigger && allowed && !self.board.is_empty() {
+        if allowed && !self.board.is_empty() {
             self.enter_recovery(now, delivered_data, out);
         }
     }
@@ -568,7 +586,7 @@ impl Sender {
             if retransmit.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
                 return;
             }
-            if self.cc.pacing_rate().is_some() && now < self.next_send_at {
+            if self.cc_pacing_rate.is_some() && now < self.next_send_at {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
             }
@@ -587,11 +605,11 @@ impl Sender {
     /// Sends a retransmission of segment `lost`, or the next new segment.
     fn send_segment(&mut self, now: Instant, lost: Option<usize>, out: &mut Vec<Packet>) {
         let clock = self.clock(now);
-        let nothing_outstanding = self.board.is_empty();
+        let tx = self.rate.on_sent(now, self.board.is_empty());
         let (seq, len, retransmission) = match lost {
             Some(idx) => {
                 let s = self.board.get(idx).copied().expect("lost segment exists");
-                self.board.on_retransmit(idx, clock);
+                self.board.on_retransmit(idx, clock, tx);
                 self.stats.retransmissions += 1;
                 self.stats.bytes_retransmitted += s.len as u64;
                 if let Some(r) = self.recovery.as_mut() {
@@ -602,7 +620,7 @@ impl Sender {
             None => {
                 let seq = self.snd_max;
                 let len = (self.cfg.mss as u64).min(self.size - seq) as u32;
-                self.board.push_new(seq, len, clock);
+                self.board.push_new(seq, len, clock, tx);
                 self.snd_max += len as u64;
                 (seq, len, false)
             }
@@ -610,8 +628,7 @@ impl Sender {
         if let Some(prr) = self.recovery.as_mut().and_then(|r| r.prr.as_mut()) {
             prr.on_sent(len as u64);
         }
-        self.rate.on_sent(now, seq, len, retransmission, nothing_outstanding);
-        let mark = self.cc.segment_mark(seq);
+        let mark = if self.cc_observes_sends { self.cc.segment_mark(seq) } else { 0 };
         let pkt = Packet {
             flow: self.flow,
             kind: PacketKind::Data,
@@ -625,22 +642,27 @@ impl Sender {
         }
         .with_ts(self.cfg.timestamps.then_some((clock.0, self.peer_tsval)));
         self.stats.segments_sent += 1;
-        let bytes_in_flight = self.board.bytes_in_flight();
-        let app_limited = self.rate.is_app_limited();
-        self.with_cc(now, |cc| {
-            cc.on_sent(&SentEvent {
-                now: clock,
-                seq,
-                len,
-                is_retransmission: retransmission,
-                bytes_in_flight,
-                app_limited,
-            })
-        });
+        if self.cc_observes_sends {
+            let bytes_in_flight = self.board.bytes_in_flight();
+            let app_limited = self.rate.is_app_limited();
+            self.with_cc(now, |cc| {
+                cc.on_sent(&SentEvent {
+                    now: clock,
+                    seq,
+                    len,
+                    is_retransmission: retransmission,
+                    bytes_in_flight,
+                    app_limited,
+                })
+            });
+        } else {
+            // The controller is as it was, but the sender's window may not be (PRR, inflation).
+            self.check_window(now, self.cc_slow_start, self.window());
+        }
         // The pacing rate counts payload bytes, as Linux's departure-time pacing does
         // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
         // controllers measure delivery in payload bytes, so the two agree.
-        if let Some(rate) = self.cc.pacing_rate() {
+        if let Some(rate) = self.cc_pacing_rate {
             let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
@@ -666,17 +688,25 @@ impl Sender {
 
     /// Runs a controller callback and keeps the milestones and window checks that follow it.
     fn with_cc(&mut self, now: Instant, f: impl FnOnce(&mut dyn CongestionControl)) {
-        let was_slow_start = self.cc.in_slow_start();
+        let was_slow_start = self.cc_slow_start;
         let window_before = self.window();
         f(self.cc.as_mut());
-        let cwnd = self.cc.cwnd();
-        if cwnd < self.cfg.mss as u64 || self.cc.pacing_rate().is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        self.cc_cwnd = self.cc.cwnd();
+        self.cc_pacing_rate = self.cc.pacing_rate();
+        self.cc_slow_start = self.cc.in_slow_start();
+        self.check_window(now, was_slow_start, window_before);
+    }
+
+    /// The checks and milestones after a controller callback, on the values read after it:
+    /// `was_slow_start` and `window_before` are from before it.
+    fn check_window(&mut self, now: Instant, was_slow_start: bool, window_before: u64) {
+        if self.cc_cwnd < self.cfg.mss as u64 || self.cc_pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
             self.stats.invalid_windows += 1;
         }
-        if was_slow_start && !self.cc.in_slow_start() && self.stats.slow_start_exit.is_none() {
+        if was_slow_start && !self.cc_slow_start && self.stats.slow_start_exit.is_none() {
             self.stats.slow_start_exit = Some((now, window_before));
         }
-        let window = self.window_for(cwnd);
+        let window = self.window();
         self.stats.max_cwnd = self.stats.max_cwnd.max(window);
         if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
             self.stats.reached_bdp_at = Some(now);
