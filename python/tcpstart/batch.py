@@ -7,8 +7,8 @@ results cross into Python as columns: no pickling, no worker processes to start.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Optional, Sequence
+import threading
+from typing import Callable, Iterable, Optional, Sequence
 
 from rich.progress import Progress
 
@@ -33,7 +33,8 @@ def run_many(
     """Runs every scenario and returns the results in the order given.
 
     `workers` defaults to the number of usable cores; `progress` is a label for a progress bar
-    (none when omitted). An invalid scenario raises its ScenarioError before the rest finish.
+    (none when omitted). An invalid scenario raises its ScenarioError (the first invalid one in
+    the order given); the workers then take no further scenarios.
     """
     items: Sequence[ScenarioLike] = list(scenarios)
     n = workers or default_workers()
@@ -42,15 +43,48 @@ def run_many(
     # busy machine. Four chunks per worker still balance uneven runs.
     size = max(1, min(64, len(items) // (4 * n)))
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(run_in_turn, c) for c in chunks]
-        if progress is None:
-            return [r for f in futures for r in f.result()]
-        with Progress(transient=True) as bar:
-            task = bar.add_task(progress, total=len(items))
-            results = []
-            for f in futures:
-                done = f.result()
-                results.extend(done)
-                bar.advance(task, len(done))
-            return results
+    if progress is None:
+        return _run_chunks(chunks, n, lambda k: None)
+    with Progress(transient=True) as bar:
+        task = bar.add_task(progress, total=len(items))
+        return _run_chunks(chunks, n, lambda k: bar.advance(task, k))
+
+
+def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Callable[[int], None]) -> list[Result]:
+    """Runs the chunks on `workers` threads, the calling thread being one of them: with one worker
+    no thread is started at all. Besides the hand-over this saves, the calling (main) thread
+    simulates faster: glibc gives every other thread an arena of its own, made of 64 MB heaps
+    that grow a page at a time and are unmapped when their last block is freed, so a batch whose
+    results are released again pays a page fault for every 4 kB of its results
+    (docs/performance.md, "Worker threads and the allocator")."""
+    done: list[list[Result]] = [[] for _ in chunks]
+    failed: dict[int, BaseException] = {}
+    # A range iterator hands out each index once, whichever thread asks (next() holds the GIL).
+    pending = iter(range(len(chunks)))
+
+    def work() -> None:
+        for i in pending:
+            if failed:
+                return
+            try:
+                done[i] = run_in_turn(chunks[i])
+            except BaseException as e:  # an invalid scenario or an interrupt: the others stop too
+                failed[i] = e
+                return
+            advance(len(chunks[i]))
+
+    threads = [threading.Thread(target=work) for _ in range(min(workers, len(chunks)) - 1)]
+    for t in threads:
+        t.start()
+    try:
+        work()
+        for t in threads:
+            t.join()
+    except BaseException as e:  # interrupted while waiting: no worker takes another chunk
+        failed[-1] = e
+        raise
+    if failed:
+        # Chunks are taken in order, so every chunk before the first failed one has been run:
+        # the lowest index holds the first invalid scenario.
+        raise failed[min(failed)]
+    return [r for chunk in done for r in chunk]
