@@ -51,12 +51,8 @@ def run_many(
 
 
 def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Callable[[int], None]) -> list[Result]:
-    """Runs the chunks on `workers` threads, the calling thread being one of them: with one worker
-    no thread is started at all. Besides the hand-over this saves, the calling (main) thread
-    simulates faster: glibc gives every other thread an arena of its own, made of 64 MB heaps
-    that grow a page at a time and are unmapped when their last block is freed, so a batch whose
-    results are released again pays a page fault for every 4 kB of its results
-    (docs/performance.md, "Worker threads and the allocator")."""
+    """Runs the chunks on `workers` threads, the calling thread being one of them instead of
+    waiting for the others: with one worker no thread is started and no chunk changes hands."""
     done: list[list[Result]] = [[] for _ in chunks]
     failed: dict[int, BaseException] = {}
     # A range iterator hands out each index once, whichever thread asks (next() holds the GIL).
