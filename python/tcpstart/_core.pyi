@@ -24,7 +24,6 @@ class Run:
     core_seconds: float
     """Wall time of the simulation alone."""
     invariants_ok: bool
-    has_packets: bool
 
     def summary(self) -> dict[str, Any]:
         """The summary as a new dict, equal to json.loads of summary.json."""

@@ -177,12 +177,6 @@ impl Run {
         Ok(queues)
     }
 
-    /// Whether the run traced packet events.
-    #[getter]
-    fn has_packets(&self) -> bool {
-        self.packets.is_some()
-    }
-
     /// The packet events as columns, or None when not traced; hands them over once.
     fn take_packets<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(p) = self.packets.take() else { return Ok(None) };
