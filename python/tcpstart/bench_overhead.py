@@ -6,9 +6,10 @@ Prints, per run, the median and mean microseconds of: turning the scenario into 
 input, the core call around the simulation (scenario parsing and checking, releasing and taking
 back the GIL, handing the result over), the simulation itself (`core_seconds`), wrapping the
 result in a `Result`, freeing it (steps taken per batch are shown as the batch's time / its
-runs), and `run_many`'s own cost per run (its thread pool and chunks, estimated from a separate
-pass), then the overhead as B5 counts it: (wall - simulation) / wall. Optional steps a user may
-take afterwards (building the summary dict, the flow table) are timed too but are not part of B5.
+runs), and `run_many`'s own cost per run (its chunks; with one worker it starts no thread),
+estimated from a separate pass, then the overhead as B5 counts it: (wall - simulation) / wall.
+Optional steps a user may take afterwards (building the summary dict, the flow table) are timed
+too but are not part of B5.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def main(count: int) -> None:
         for k in ("scenario -> core input", "core call minus simulation", "Result", "freeing the Result")
     )
     print(f"{'run_many(workers=1), per run':30} {wall / count * 1e6:7.1f} (simulation {core / count * 1e6:.1f})")
-    print(f"{'  of it the pool and chunks':30} {(wall - core - inline) / count * 1e6:7.1f}")
+    print(f"{'  of it run_many itself':30} {(wall - core - inline) / count * 1e6:7.1f}")
     print(f"B5's overhead, (wall - simulation) / wall: {(wall - core) / wall:.1%}")
 
 
