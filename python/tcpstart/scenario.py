@@ -353,8 +353,8 @@ def to_json(d: dict[str, Any]) -> str:
 
 
 # json.dumps(d, default=str) with an encoder made once: json.dumps builds a new one whenever an
-# option is given (0.5 of B5's 4.4 us per scenario, warm). TOML dates have no JSON form; as
-# strings they reach the core, which names the field.
+# option is given (0.5 us of the 4.4 us that B5's scenario took, warm). TOML dates have no JSON
+# form; as strings they reach the core, which names the field.
 _ENCODE = json.JSONEncoder(default=str).encode
 
 
