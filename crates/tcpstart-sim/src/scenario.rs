@@ -437,14 +437,13 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
     // that does not parse is parsed a second time, with the path.
     let raw = match serde_json::from_str::<RawScenario>(text) {
         Ok(raw) => raw,
-        Err(_) => parse_with_path(text)?,
+        Err(_) => with_path(&mut serde_json::Deserializer::from_str(text))?,
     };
     raw.validate()
 }
 
-/// Parses a scenario that serde_json rejected, for the error with the path of the field at fault.
-fn parse_with_path(text: &str) -> Result<RawScenario, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
+/// Reads a scenario again that failed to read, for the error with the path of the field at fault.
+pub fn with_path<'de, D: serde::Deserializer<'de>>(de: D) -> Result<RawScenario, ScenarioError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
         let message = e.inner().to_string();
