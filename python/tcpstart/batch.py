@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Optional, Sequence
 
 from rich.progress import Progress
@@ -50,9 +51,27 @@ def run_many(
         return _run_chunks(chunks, n, lambda k: bar.advance(task, k))
 
 
+# Helper threads kept from call to call. glibc gives every thread but the main one a malloc arena
+# of its own; with threads started per call, a helper's share of the results page-faulted in
+# again on every call (12 700 faults and 8 % more time for B5 on two workers), with threads kept,
+# it does not (docs/performance.md, "Worker threads and the allocator").
+_helpers: Optional[tuple[int, ThreadPoolExecutor]] = None
+_helpers_lock = threading.Lock()
+
+
+def _helper_threads(count: int) -> ThreadPoolExecutor:
+    global _helpers
+    with _helpers_lock:
+        if _helpers is None or _helpers[0] < count:
+            if _helpers is not None:
+                _helpers[1].shutdown(wait=False)
+            _helpers = (count, ThreadPoolExecutor(max_workers=count, thread_name_prefix="tcpstart"))
+        return _helpers[1]
+
+
 def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Callable[[int], None]) -> list[Result]:
     """Runs the chunks on `workers` threads, the calling thread being one of them instead of
-    waiting for the others: with one worker no thread is started and no chunk changes hands."""
+    waiting for the others: with one worker no other thread takes part."""
     done: list[list[Result]] = [[] for _ in chunks]
     failed: dict[int, BaseException] = {}
     # A range iterator hands out each index once, whichever thread asks (next() holds the GIL).
@@ -69,13 +88,13 @@ def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Cal
                 return
             advance(len(chunks[i]))
 
-    threads = [threading.Thread(target=work) for _ in range(min(workers, len(chunks)) - 1)]
-    for t in threads:
-        t.start()
+    helpers = min(workers, len(chunks)) - 1
+    pool = _helper_threads(helpers) if helpers > 0 else None
+    others = [pool.submit(work) for _ in range(helpers)] if pool else []
     try:
         work()
-        for t in threads:
-            t.join()
+        for f in others:
+            f.result()
     except BaseException as e:  # interrupted while waiting: no worker takes another chunk
         failed[-1] = e
         raise
