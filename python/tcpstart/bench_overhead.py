@@ -3,7 +3,7 @@
     python -m tcpstart.bench_overhead [RUNS]
 
 Prints, per run, the median and mean microseconds of: turning the scenario into the core's
-input, the core call around the simulation (scenario parsing and checking, releasing and taking
+input, the core call around the simulation (reading and checking the scenario, releasing and taking
 back the GIL, handing the result over), the simulation itself (`core_seconds`), wrapping the
 result in a `Result`, freeing it (steps taken per batch are shown as the batch's time / its
 runs), and `run_many`'s own cost per run (its chunks; with one worker it starts no thread),
@@ -23,7 +23,7 @@ from tcpstart import _core
 from tcpstart.batch import run_many
 from tcpstart.bench import small_runs
 from tcpstart.results import Result
-from tcpstart.scenario import scenario_dict, to_json
+from tcpstart.scenario import scenario_dict
 from tcpstart.simulate import run_in_turn
 
 
@@ -45,9 +45,9 @@ def measure(count: int = 1000, chunk: int = 64) -> dict[str, list[float]]:
         batch = scenarios[i : i + chunk]
         t0 = clock()
         given = [scenario_dict(s) for s in batch]
-        texts = [to_json(d) for d, _ in given]
+        dicts = [d for d, _ in given]
         t1 = clock()
-        runs, _ = _core.run_all(texts)
+        runs, _ = _core.run_all(dicts)
         t2 = clock()
         results = [Result.from_core(out, scenario=d) for out, (d, _) in zip(runs, given)]
         t3 = clock()
