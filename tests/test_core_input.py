@@ -107,3 +107,13 @@ def test_only_a_dict_of_other_than_plain_data_is_written_out(monkeypatch: pytest
     for scenario in other:
         _core.run_all([scenario])
     assert written == plain[2:] + other
+
+
+def test_data_nested_too_deep_goes_through_the_text() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        to_json({"network": deep})
+    with pytest.raises(RecursionError):
+        _core.run_all([{"network": deep}])

@@ -209,7 +209,7 @@ impl Run {
 /// A scenario as the simulation takes it: JSON text, or a dict already read (pyde).
 enum Input {
     Text(String),
-    Read(RawScenario),
+    Read(Box<RawScenario>),
 }
 
 /// Takes a scenario given as JSON text or as a dict. A dict of plain data is read from its
@@ -225,8 +225,8 @@ fn take(s: &Bound<'_, PyAny>) -> PyResult<Result<Input, ScenarioError>> {
         false => Err(pyde::Error::NotPlain),
     };
     Ok(match read {
-        Ok(raw) => Ok(Input::Read(raw)),
-        Err(pyde::Error::Json(_)) => scenario::with_path(pyde::Value(s.clone())).map(Input::Read),
+        Ok(raw) => Ok(Input::Read(Box::new(raw))),
+        Err(pyde::Error::Json(_)) => scenario::with_path(pyde::Value(s.clone())).map(|raw| Input::Read(Box::new(raw))),
         Err(pyde::Error::NotPlain) => {
             let text = s.py().import("tcpstart.scenario")?.getattr("to_json")?.call1((s,))?;
             Ok(Input::Text(text.extract()?))

@@ -59,8 +59,13 @@ fn not_plain<E>(_: E) -> Error {
 /// The containers a value sits in, innermost first.
 struct Parents<'a> {
     this: *mut pyo3::ffi::PyObject,
+    depth: usize,
     up: Option<&'a Parents<'a>>,
 }
+
+/// Deeper than any scenario, and than serde_json reads (128): such data takes the text path,
+/// where json.dumps or serde_json refuses it, instead of this recursion overflowing the stack.
+const MAX_DEPTH: usize = 64;
 
 /// Whether the scenario is plain data (see the module's docs).
 pub fn plain(obj: &Bound<'_, PyAny>) -> bool {
@@ -75,7 +80,11 @@ fn within(obj: &Bound<'_, PyAny>, parents: Option<&Parents>) -> bool {
         }
         up = p.up;
     }
-    let here = Parents { this: obj.as_ptr(), up: parents };
+    let depth = parents.map_or(0, |p| p.depth + 1);
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let here = Parents { this: obj.as_ptr(), depth, up: parents };
     if let Ok(dict) = obj.downcast::<PyDict>() {
         dict.iter().all(|(k, v)| k.is_instance_of::<PyString>() && within(&v, Some(&here)))
     } else if let Ok(list) = obj.downcast::<PyList>() {
