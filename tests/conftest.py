@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ def invariants_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fails any test whose runs lose or invent packets (summary.invariants.ok is false)."""
     real_run_all = _core.run_all
 
-    def checked_run_all(scenarios: list[str]) -> tuple[list[_core.Run], str | None]:
+    def checked_run_all(scenarios: list[Any]) -> tuple[list[_core.Run], str | None]:
         runs, error = real_run_all(scenarios)
         for out in runs:
             assert out.invariants_ok, f"packet accounting does not add up: {out.summary()['invariants']}"

@@ -57,12 +57,13 @@ def test_results_build_their_tables_only_when_asked(tmp_path: Path) -> None:
     import tcpstart as ts
 
     res = ts.run({"network": {"rate": "20Mbps", "rtt": "40ms"}, "flows": [{"algorithm": "newreno", "size": "100KB"}]})
-    # The summary is there at once; the tables are built on first use and then kept.
-    assert res.raw_summary["flows"][0]["completed"]
-    assert callable(res._tables["flows"]) and callable(res._tables["queues"])
+    # Nothing is converted until asked for; then each part once, and kept.
+    assert res._summary is None and res._tables == {}
+    assert res.raw_summary["flows"][0]["completed"] and res.raw_summary is res.raw_summary
     flows = res.flows
     assert flows.height > 0 and res.flows is flows
-    assert res._tables["flows"] is flows and callable(res._tables["queues"])
+    assert res._tables == {"flows": flows}
+    assert res.packets is None and res.queues.height > 0
 
 
 def test_bench_runs_b1_in_ns3_beside_us(cli, tmp_path: Path, ns3) -> None:

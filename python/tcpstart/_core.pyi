@@ -1,7 +1,7 @@
-"""The Rust core. Scenarios cross this boundary as JSON text; results as a `Run` whose summary
-and columns are converted when asked for."""
+"""The Rust core. Scenarios cross this boundary as dicts or JSON text; results as a `Run` whose
+summary and columns are converted when asked for."""
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 def validate(scenario_json: str) -> str:
     """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
@@ -9,8 +9,9 @@ def validate(scenario_json: str) -> str:
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
     """
 
-def run_all(scenarios: list[str]) -> tuple[list[Run], Optional[str]]:
-    """Simulates scenarios given as JSON one after another, without the GIL.
+def run_all(scenarios: list[Union[str, dict[str, Any]]]) -> tuple[list[Run], Optional[str]]:
+    """Simulates scenarios, each a dict or its JSON text, one after another without the GIL. A
+    dict gives what `json.dumps(d, default=str)` would give, without making that text.
 
     Returns the runs in order and None, or, when a scenario is not valid, the runs before it and
     its one-line error, "<field path>: <message>".
@@ -24,7 +25,6 @@ class Run:
     core_seconds: float
     """Wall time of the simulation alone."""
     invariants_ok: bool
-    has_packets: bool
 
     def summary(self) -> dict[str, Any]:
         """The summary as a new dict, equal to json.loads of summary.json."""

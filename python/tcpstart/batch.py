@@ -7,8 +7,9 @@ results cross into Python as columns: no pickling, no worker processes to start.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from rich.progress import Progress
 
@@ -33,7 +34,8 @@ def run_many(
     """Runs every scenario and returns the results in the order given.
 
     `workers` defaults to the number of usable cores; `progress` is a label for a progress bar
-    (none when omitted). An invalid scenario raises its ScenarioError before the rest finish.
+    (none when omitted). An invalid scenario raises its ScenarioError (the first invalid one in
+    the order given); the workers then take no further scenarios.
     """
     items: Sequence[ScenarioLike] = list(scenarios)
     n = workers or default_workers()
@@ -42,15 +44,62 @@ def run_many(
     # busy machine. Four chunks per worker still balance uneven runs.
     size = max(1, min(64, len(items) // (4 * n)))
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        futures = [pool.submit(run_in_turn, c) for c in chunks]
-        if progress is None:
-            return [r for f in futures for r in f.result()]
-        with Progress(transient=True) as bar:
-            task = bar.add_task(progress, total=len(items))
-            results = []
-            for f in futures:
-                done = f.result()
-                results.extend(done)
-                bar.advance(task, len(done))
-            return results
+    if progress is None:
+        return _run_chunks(chunks, n, lambda k: None)
+    with Progress(transient=True) as bar:
+        task = bar.add_task(progress, total=len(items))
+        return _run_chunks(chunks, n, lambda k: bar.advance(task, k))
+
+
+# Helper threads kept from call to call. glibc gives every thread but the main one a malloc arena
+# of its own; with threads started per call, a helper's share of the results page-faulted in
+# again on every call (12 700 faults and 8 % more time for B5 on two workers), with threads kept,
+# it does not (docs/performance.md, "Worker threads and the allocator").
+_helpers: Optional[tuple[int, ThreadPoolExecutor]] = None
+_helpers_lock = threading.Lock()
+
+
+def _helper_threads(count: int) -> ThreadPoolExecutor:
+    global _helpers
+    with _helpers_lock:
+        if _helpers is None or _helpers[0] < count:
+            if _helpers is not None:
+                _helpers[1].shutdown(wait=False)
+            _helpers = (count, ThreadPoolExecutor(max_workers=count, thread_name_prefix="tcpstart"))
+        return _helpers[1]
+
+
+def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Callable[[int], None]) -> list[Result]:
+    """Runs the chunks on `workers` threads, the calling thread being one of them instead of
+    waiting for the others: with one worker no other thread takes part."""
+    done: list[list[Result]] = [[] for _ in chunks]
+    failed: dict[int, BaseException] = {}
+    # A range iterator hands out each index once, whichever thread asks (next() holds the GIL).
+    pending = iter(range(len(chunks)))
+
+    def work() -> None:
+        for i in pending:
+            if failed:
+                return
+            try:
+                done[i] = run_in_turn(chunks[i])
+            except BaseException as e:  # an invalid scenario or an interrupt: the others stop too
+                failed[i] = e
+                return
+            advance(len(chunks[i]))
+
+    helpers = min(workers, len(chunks)) - 1
+    pool = _helper_threads(helpers) if helpers > 0 else None
+    others = [pool.submit(work) for _ in range(helpers)] if pool else []
+    try:
+        work()
+        for f in others:
+            f.result()
+    except BaseException as e:  # interrupted while waiting: no worker takes another chunk
+        failed[-1] = e
+        raise
+    if failed:
+        # Chunks are taken in order, so every chunk before the first failed one has been run:
+        # the lowest index holds the first invalid scenario.
+        raise failed[min(failed)]
+    return [r for chunk in done for r in chunk]

@@ -84,6 +84,6 @@ def many_small_runs(count: int = 1000) -> dict[str, Any]:
         "speedup_over_linear": one_core / all_cores / workers,
         # What a run costs beyond the simulation: scenario conversion and parsing, the summary,
         # the Result and its release (the tables are built only when used, and B5 does not use
-        # them), the thread pool.
+        # them), run_many's chunks (with one worker it starts no thread).
         "python_overhead_fraction": (one_core - core) / one_core,
     }

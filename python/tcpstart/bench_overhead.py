@@ -3,12 +3,13 @@
     python -m tcpstart.bench_overhead [RUNS]
 
 Prints, per run, the median and mean microseconds of: turning the scenario into the core's
-input, the core call around the simulation (scenario parsing and checking, releasing and taking
+input, the core call around the simulation (reading and checking the scenario, releasing and taking
 back the GIL, handing the result over), the simulation itself (`core_seconds`), wrapping the
 result in a `Result`, freeing it (steps taken per batch are shown as the batch's time / its
-runs), and `run_many`'s own cost per run (its thread pool and chunks, estimated from a separate
-pass), then the overhead as B5 counts it: (wall - simulation) / wall. Optional steps a user may
-take afterwards (building the summary dict, the flow table) are timed too but are not part of B5.
+runs), and `run_many`'s own cost per run (its chunks; with one worker it starts no thread),
+estimated from a separate pass, then the overhead as B5 counts it: (wall - simulation) / wall.
+Optional steps a user may take afterwards (building the summary dict, the flow table) are timed
+too but are not part of B5.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tcpstart import _core
 from tcpstart.batch import run_many
 from tcpstart.bench import small_runs
 from tcpstart.results import Result
-from tcpstart.scenario import scenario_dict, to_json
+from tcpstart.scenario import scenario_dict
 from tcpstart.simulate import run_in_turn
 
 
@@ -44,9 +45,9 @@ def measure(count: int = 1000, chunk: int = 64) -> dict[str, list[float]]:
         batch = scenarios[i : i + chunk]
         t0 = clock()
         given = [scenario_dict(s) for s in batch]
-        texts = [to_json(d) for d, _ in given]
+        dicts = [d for d, _ in given]
         t1 = clock()
-        runs, _ = _core.run_all(texts)
+        runs, _ = _core.run_all(dicts)
         t2 = clock()
         results = [Result.from_core(out, scenario=d) for out, (d, _) in zip(runs, given)]
         t3 = clock()
@@ -90,7 +91,7 @@ def main(count: int) -> None:
         for k in ("scenario -> core input", "core call minus simulation", "Result", "freeing the Result")
     )
     print(f"{'run_many(workers=1), per run':30} {wall / count * 1e6:7.1f} (simulation {core / count * 1e6:.1f})")
-    print(f"{'  of it the pool and chunks':30} {(wall - core - inline) / count * 1e6:7.1f}")
+    print(f"{'  of it run_many itself':30} {(wall - core - inline) / count * 1e6:7.1f}")
     print(f"B5's overhead, (wall - simulation) / wall: {(wall - core) / wall:.1%}")
 
 

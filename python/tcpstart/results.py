@@ -45,6 +45,12 @@ PACKET_TYPES = {
     "len": pl.Int64,
     "link": pl.String,
 }
+# Each table of a core run: the Run method that hands its columns over, and its column types.
+_TAKE = {
+    "flows": ("take_flows", FLOW_TYPES),
+    "queues": ("take_queues", QUEUE_TYPES),
+    "packets": ("take_packets", PACKET_TYPES),
+}
 
 
 def _column(name: str, encoded: tuple[Any, ...], dtype: Any) -> pl.Series:
@@ -103,7 +109,8 @@ class Result:
         """`flows`, `queues` and `packets` are DataFrames, or functions that build one;
         `raw_summary` is the summary dict, its JSON text or a function that makes the dict, parsed
         or called when first used."""
-        self._summary = raw_summary
+        self._run: Optional[_core.Run] = None
+        self._summary: Union[None, Dict[str, Any], str, Callable[[], Dict[str, Any]]] = raw_summary
         self._tables: Dict[str, Optional[Frame]] = {"flows": flows, "queues": queues, "packets": packets}
         self.pcaps: Dict[str, bytes] = pcaps or {}
         self.scenario = scenario
@@ -114,13 +121,20 @@ class Result:
     @property
     def raw_summary(self) -> Dict[str, Any]:
         """The run's summary.json as a dict: flows, links, classes, udp, sim, invariants."""
-        if isinstance(self._summary, str):
+        if self._summary is None:  # from a core run
+            assert self._run is not None
+            self._summary = self._run.summary()
+        elif isinstance(self._summary, str):
             self._summary = json.loads(self._summary)
         elif callable(self._summary):
             self._summary = self._summary()
         return self._summary
 
     def _table(self, name: str) -> Optional[pl.DataFrame]:
+        if name not in self._tables:  # from a core run, which hands each table over once
+            take, types = _TAKE[name]
+            columns = getattr(self._run, take)()
+            self._tables[name] = None if columns is None else _frame(columns, types)
         table = self._tables[name]
         if callable(table):
             table = self._tables[name] = table()
@@ -144,16 +158,14 @@ class Result:
 
     @classmethod
     def from_core(cls, out: _core.Run, scenario: dict[str, Any] | None = None) -> Result:
-        """Wraps a finished core run; its parts cross into Python when first used."""
-        return cls(
-            raw_summary=out.summary,
-            flows=lambda: _frame(out.take_flows(), FLOW_TYPES),
-            queues=lambda: _frame(out.take_queues(), QUEUE_TYPES),
-            packets=(lambda: _frame(out.take_packets(), PACKET_TYPES)) if out.has_packets else None,
-            pcaps=out.pcaps(),
-            scenario=scenario,
-            core_seconds=out.core_seconds,
-        )
+        """Wraps a finished core run; its summary and tables cross into Python when first used."""
+        # The run itself stands in for the summary and the tables (see raw_summary and _table):
+        # wrapping a run makes no closures or dicts that Python's garbage collector would have
+        # to walk again and again while a sweep's results pile up.
+        res = cls.__new__(cls)
+        res._run, res._summary, res._tables = out, None, {}
+        res.pcaps, res.scenario, res.core_seconds = out.pcaps(), scenario, out.core_seconds
+        return res
 
     @property
     def summary(self) -> pl.DataFrame:

@@ -349,8 +349,13 @@ def validate(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_json(d: dict[str, Any]) -> str:
-    # TOML dates have no JSON form; as strings they reach the core, which names the field.
-    return json.dumps(d, default=str)
+    return _ENCODE(d)
+
+
+# json.dumps(d, default=str) with an encoder made once: json.dumps builds a new one whenever an
+# option is given (0.5 us of the 4.4 us that B5's scenario took, warm). TOML dates have no JSON
+# form; as strings they reach the core, which names the field.
+_ENCODE = json.JSONEncoder(default=str).encode
 
 
 def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from tcpstart import _core
 from tcpstart.results import Result
-from tcpstart.scenario import ScenarioError, ScenarioLike, scenario_dict, to_json
+from tcpstart.scenario import ScenarioError, ScenarioLike, scenario_dict
 
 
 def run(scenario: ScenarioLike) -> Result:
@@ -23,12 +23,12 @@ def run_in_turn(scenarios: Sequence[ScenarioLike]) -> list[Result]:
     """Simulates the scenarios one after another on this thread, in one call into the core.
 
     A run of a millisecond costs tens of microseconds more when Python's work for it (the
-    scenario's JSON, the Result) alternates with the core's than when each side does a whole
+    scenario, the Result) alternates with the core's than when each side does a whole
     batch in turn (the simulation evicts the interpreter from the caches), and the GIL is released
     and taken back once per batch. Raises ScenarioError for the first invalid scenario.
     """
     given = [scenario_dict(s) for s in scenarios]
-    runs, error = _core.run_all([to_json(d) for d, _ in given])
+    runs, error = _core.run_all([d for d, _ in given])
     if error is not None:
         path = given[len(runs)][1]
         raise ScenarioError(f"{path}: {error}" if path else error)

@@ -6,9 +6,14 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
+use serde::Deserialize;
+
 use tcpstart_sim::output::{LinkSummary, Summary};
+use tcpstart_sim::scenario::RawScenario;
 use tcpstart_sim::trace::{FlowTrace, PacketTrace, Phases, QueueTrace};
 use tcpstart_sim::{scenario, ScenarioError};
+
+mod pyde;
 
 fn user_error(e: ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -177,12 +182,6 @@ impl Run {
         Ok(queues)
     }
 
-    /// Whether the run traced packet events.
-    #[getter]
-    fn has_packets(&self) -> bool {
-        self.packets.is_some()
-    }
-
     /// The packet events as columns, or None when not traced; hands them over once.
     fn take_packets<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(p) = self.packets.take() else { return Ok(None) };
@@ -207,9 +206,40 @@ impl Run {
     }
 }
 
-/// Parses, checks and simulates one scenario given as JSON.
-fn simulate(scenario_json: &str) -> Result<Run, ScenarioError> {
-    let s = scenario::from_json(scenario_json)?;
+/// A scenario as the simulation takes it: JSON text, or a dict already read (pyde).
+enum Input {
+    Text(String),
+    Read(Box<RawScenario>),
+}
+
+/// Takes a scenario given as JSON text or as a dict. A dict of plain data is read from its
+/// Python objects, any other through its JSON text (`tcpstart.scenario.to_json`); a dict that
+/// does not read is read again with the field path for its error, as `scenario::from_json`
+/// does with text.
+fn take(s: &Bound<'_, PyAny>) -> PyResult<Result<Input, ScenarioError>> {
+    if let Ok(text) = s.downcast::<PyString>() {
+        return Ok(Ok(Input::Text(text.to_cow()?.into_owned())));
+    }
+    let read = match pyde::plain(s) {
+        true => RawScenario::deserialize(pyde::Value(s.clone())),
+        false => Err(pyde::Error::NotPlain),
+    };
+    Ok(match read {
+        Ok(raw) => Ok(Input::Read(Box::new(raw))),
+        Err(pyde::Error::Json(_)) => scenario::with_path(pyde::Value(s.clone())).map(|raw| Input::Read(Box::new(raw))),
+        Err(pyde::Error::NotPlain) => {
+            let text = s.py().import("tcpstart.scenario")?.getattr("to_json")?.call1((s,))?;
+            Ok(Input::Text(text.extract()?))
+        }
+    })
+}
+
+/// Checks and simulates one scenario.
+fn simulate(input: Input) -> Result<Run, ScenarioError> {
+    let s = match input {
+        Input::Text(text) => scenario::from_json(&text)?,
+        Input::Read(raw) => raw.validate()?,
+    };
     let started = std::time::Instant::now();
     let out = tcpstart_sim::run(s);
     let core_seconds = started.elapsed().as_secs_f64();
@@ -223,22 +253,34 @@ fn simulate(scenario_json: &str) -> Result<Run, ScenarioError> {
     })
 }
 
-/// Simulates scenarios given as JSON one after another, without holding the GIL: many small runs
-/// on threads (tcpstart.batch) overlap in everything but the hand-over, and a batch pays for
-/// releasing and taking back the GIL once. Returns the runs in order and, if a scenario is not
-/// valid, the one-line error of the first such (the runs stop there).
+/// Simulates scenarios, each a dict or its JSON text, one after another without holding the GIL
+/// (only reading the dicts needs it): many small runs on threads (tcpstart.batch) overlap in
+/// everything but the hand-over, and a batch pays for releasing and taking back the GIL once.
+/// Returns the runs in order and, if a scenario is not valid, the one-line error of the first
+/// such (the runs stop there).
 #[pyfunction]
-fn run_all(py: Python<'_>, scenarios: Vec<String>) -> (Vec<Run>, Option<String>) {
-    py.allow_threads(|| {
-        let mut runs = Vec::with_capacity(scenarios.len());
-        for text in &scenarios {
-            match simulate(text) {
+fn run_all(py: Python<'_>, scenarios: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<Run>, Option<String>)> {
+    let mut inputs = Vec::with_capacity(scenarios.len());
+    let mut unreadable = None;
+    for s in &scenarios {
+        match take(s)? {
+            Ok(input) => inputs.push(input),
+            Err(e) => {
+                unreadable = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    Ok(py.allow_threads(|| {
+        let mut runs = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            match simulate(input) {
                 Ok(run) => runs.push(run),
                 Err(e) => return (runs, Some(e.to_string())),
             }
         }
-        (runs, None)
-    })
+        (runs, unreadable)
+    }))
 }
 
 #[pymodule]

@@ -433,15 +433,24 @@ pub struct Host {
 
 /// Parses and validates a scenario given as JSON text.
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+    // Tracking the field path costs an allocation per key; only an error needs it, so a scenario
+    // that does not parse is parsed a second time, with the path.
+    let raw = match serde_json::from_str::<RawScenario>(text) {
+        Ok(raw) => raw,
+        Err(_) => with_path(&mut serde_json::Deserializer::from_str(text))?,
+    };
+    raw.validate()
+}
+
+/// Reads a scenario again that failed to read, for the error with the path of the field at fault.
+pub fn with_path<'de, D: serde::Deserializer<'de>>(de: D) -> Result<RawScenario, ScenarioError> {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
         let message = e.inner().to_string();
         // serde_json appends " at line L column C", which means nothing to a TOML or Python user.
         let message = message.split(" at line ").next().unwrap_or(&message).to_string();
         ScenarioError::new(if field == "." { String::new() } else { field }, message)
-    })?;
-    raw.validate()
+    })
 }
 
 fn rate(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<f64, ScenarioError> {

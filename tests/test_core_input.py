@@ -1,0 +1,119 @@
+"""A scenario dict reaches the core without being written out as JSON (crates/tcpstart-py/src/
+pyde.rs); it must give what its JSON text gives: the same runs, bit for bit, and the same errors."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import enum
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tcpstart import _core
+from tcpstart.scenario import to_json
+
+
+def _outcome(scenario: Any) -> tuple[list[tuple[str, dict[str, bytes]]], str | None]:
+    runs, error = _core.run_all([scenario])
+    return [(json.dumps(r.summary(), indent=2), {k: v[1] for k, v in r.take_flows().items()}) for r in runs], error
+
+
+def _base() -> dict[str, Any]:
+    return {"seed": 3, "network": {"rate": "20Mbps", "rtt": "40ms"}, "flows": [{"algorithm": "cubic", "size": "200KB"}]}
+
+
+class Level(enum.IntEnum):
+    TWO = 2
+
+
+def _edit(path: str, value: Any) -> dict[str, Any]:
+    d = _base()
+    *parents, last = path.split(".")
+    target: Any = d
+    for p in parents:
+        target = target[int(p)] if isinstance(target, list) else target[p]
+    target[last] = value
+    return d
+
+
+SAME_AS_TEXT = [
+    # Runs: floats that decimal text does not hold exactly, floats for integers, tuples, subclasses.
+    _edit("network.loss", 0.1 + 0.2),
+    _edit("network.rate", 1.5e7),
+    _edit("flows.0.size", 2e5),
+    _edit("flows.0.params", {"beta": 0.7000000000000001, "c": 0.4}),
+    {**_base(), "flows": ({"algorithm": "newreno", "size": "100KB", "count": Level.TWO},)},
+    _edit("network.queue", np.float64(30.0)),
+    # Errors, each naming its field.
+    _edit("seed", -1),
+    _edit("seed", 2**70),
+    _edit("seed", True),
+    _edit("seed", 1.5),
+    _edit("network.rate", None),
+    _edit("network.rate", [1, 2]),
+    _edit("network.rtt", datetime.date(2024, 5, 1)),
+    _edit("network.rtt", np.int64(40)),
+    _edit("network.loss", float("nan")),
+    _edit("network.loss", float("inf")),
+    _edit("network.speed", "1Gbps"),
+    _edit("network", {1: "x"}),
+    _edit("flows.0.algorithm", "\ud800"),
+    _edit("flows", {"algorithm": "cubic"}),
+    _edit("flows.0.tcp", {"mss": 70_000}),
+    _edit("flows.0.tcp", {"mss": "1460"}),
+    {"network": {"rate": "20Mbps"}},
+    {"flows": [{"size": "1MB"}], "network": {"rate": "20Mbps", "rtt": "40ms"}, "trace": {"pcap": ["bottleneck"]}},
+]
+
+
+@pytest.mark.parametrize("scenario", SAME_AS_TEXT, ids=range(len(SAME_AS_TEXT)))
+def test_a_dict_gives_what_its_json_text_gives(scenario: dict[str, Any]) -> None:
+    text = to_json(scenario)
+    before = copy.deepcopy(scenario)
+    assert _outcome(scenario) == _outcome(text)
+    assert scenario == before or text == to_json(scenario)  # read, not changed
+
+
+def test_a_dict_inside_itself_fails_as_json_dumps_does() -> None:
+    d = _base()
+    d["network"]["loop"] = d["network"]
+    with pytest.raises(ValueError, match="Circular reference"):
+        to_json(d)
+    with pytest.raises(ValueError, match="Circular reference"):
+        _core.run_all([d])
+
+
+def test_runs_before_an_unreadable_dict_are_kept() -> None:
+    runs, error = _core.run_all([_base(), _base(), _edit("seed", "x"), _base()])
+    assert len(runs) == 2 and error == 'seed: invalid type: string "x", expected u64'
+
+
+def test_only_a_dict_of_other_than_plain_data_is_written_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tcpstart.scenario
+
+    written: list[Any] = []
+    real = tcpstart.scenario.to_json
+    monkeypatch.setattr(tcpstart.scenario, "to_json", lambda d: written.append(d) or real(d))
+    plain = [_base(), _edit("network.loss", 0.01), _edit("seed", 2**70), _edit("network.loss", float("nan"))]
+    for scenario in plain[:2]:
+        assert _core.run_all([scenario])[1] is None
+    for scenario in plain[2:]:  # read up to the value JSON shows differently, then as text
+        assert _core.run_all([scenario])[1] is not None
+    assert written == plain[2:]
+    other = [_edit("network.rtt", datetime.date(2024, 5, 1)), _edit("network", {1: "x"})]
+    for scenario in other:
+        _core.run_all([scenario])
+    assert written == plain[2:] + other
+
+
+def test_data_nested_too_deep_goes_through_the_text() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        to_json({"network": deep})
+    with pytest.raises(RecursionError):
+        _core.run_all([{"network": deep}])
