@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import maturin
 
@@ -62,24 +62,22 @@ def _use_profile() -> None:
     _note(f"building with the PGO profile {PROFILE.name}")
 
 
-def build_wheel(
-    wheel_directory: str,
-    config_settings: Optional[dict[str, Any]] = None,
-    metadata_directory: Optional[str] = None,
-) -> str:
-    _use_profile()
-    return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+def _with_profile(hook: Callable[..., str]) -> Callable[..., str]:
+    """A wheel-building hook of maturin's that first sets the profile up."""
+
+    def build(
+        wheel_directory: str,
+        config_settings: Optional[dict[str, Any]] = None,
+        metadata_directory: Optional[str] = None,
+    ) -> str:
+        _use_profile()
+        return hook(wheel_directory, config_settings, metadata_directory)
+
+    return build
 
 
-def build_editable(
-    wheel_directory: str,
-    config_settings: Optional[dict[str, Any]] = None,
-    metadata_directory: Optional[str] = None,
-) -> str:
-    _use_profile()
-    return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
-
-
+build_wheel = _with_profile(maturin.build_wheel)
+build_editable = _with_profile(maturin.build_editable)
 build_sdist = maturin.build_sdist
 get_requires_for_build_wheel = maturin.get_requires_for_build_wheel
 get_requires_for_build_editable = maturin.get_requires_for_build_editable
