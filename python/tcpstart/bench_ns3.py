@@ -21,10 +21,8 @@ import json
 import math
 import re
 import subprocess
-import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
@@ -213,35 +211,18 @@ def transfer_args(s: dict[str, Any], duration: Optional[str]) -> list[str]:
     ]
 
 
-def _peak_rss_mb(pid: int, done: threading.Event, peak: list[float]) -> None:
-    """Follows VmHWM of a running process. Read from /proc rather than from the parent's
-    rusage, which Linux carries over from the forked (Python) parent across exec."""
-    status = Path(f"/proc/{pid}/status")
-    while not done.is_set():
-        try:
-            for line in status.read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak[0] = max(peak[0], int(line.split()[1]) / 1024)
-        except OSError:
-            return
-        done.wait(0.05)
-
-
 def run_ns3(args: list[str]) -> tuple[dict[str, Any], float, float]:
-    """Runs the ns-3 program with `args`: its output, wall time and peak RSS (MB)."""
+    """Runs the ns-3 program with `args`: its output, wall time and peak RSS (MB, as the program
+    reads its own VmHWM before it exits)."""
     binary = build()
     began = time.perf_counter()
-    proc = subprocess.Popen([str(binary), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    done, peak = threading.Event(), [0.0]
-    watcher = threading.Thread(target=_peak_rss_mb, args=(proc.pid, done, peak))
-    watcher.start()
-    out, err = proc.communicate()
+    proc = subprocess.run([str(binary), *args], capture_output=True)
     wall = time.perf_counter() - began
-    done.set()
-    watcher.join()
     if proc.returncode != 0:
-        raise RuntimeError(f"ns-3 run failed: {err.decode(errors='replace')[-500:]}")
-    return json.loads(out), wall, peak[0] or float("nan")
+        raise RuntimeError(f"ns-3 run failed: {proc.stderr.decode(errors='replace')[-500:]}")
+    out = json.loads(proc.stdout)
+    peak_kb = out.get("peak_rss_kb", -1)
+    return out, wall, peak_kb / 1024 if peak_kb > 0 else float("nan")
 
 
 def measure_ns3(name: str, duration: Optional[str]) -> dict[str, Any]:

@@ -11,7 +11,8 @@
 // Every knob that tcpstart has is a command-line argument here, so the Python driver
 // (python/tcpstart/crosscheck) can configure both simulators from one scenario description.
 // The program prints one JSON object on stdout: per flow completion time, goodput, drops,
-// retransmissions, the first loss (time and cwnd), a decimated cwnd trace, and its own wall time.
+// retransmissions, the first loss (time and cwnd), a decimated cwnd trace, its own wall time and
+// its peak resident set.
 //
 // Deliberate choices (each mirrors tcpstart; see docs/validation.md):
 // - no traffic-control layer: the point-to-point device queue is the only queue, drop-tail,
@@ -32,6 +33,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -42,6 +44,24 @@ using namespace ns3;
 
 namespace
 {
+
+// This process's peak resident set (VmHWM) in kB, read by the process itself so that a short run
+// is measured as well as a long one (a parent polling /proc can miss a run that ends between two
+// polls, and the parent's rusage carries the forked interpreter's peak across exec).
+long
+PeakRssKb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::strtol(line.c_str() + 6, nullptr, 10);
+        }
+    }
+    return -1;
+}
 
 struct FlowResult
 {
@@ -630,7 +650,7 @@ main(int argc, char* argv[])
     auto wallEnd = std::chrono::steady_clock::now();
     out << "], \"wall_time_s\": " << std::chrono::duration<double>(wallEnd - wallStart).count()
         << ", \"run_wall_time_s\": " << std::chrono::duration<double>(runEnd - runStart).count()
-        << "}";
+        << ", \"peak_rss_kb\": " << PeakRssKb() << "}";
     std::cout << out.str() << std::endl;
     return 0;
 }
