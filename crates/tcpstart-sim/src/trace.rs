@@ -315,8 +315,17 @@ fn ordered_bits(x: f64) -> u64 {
     }
 }
 
-fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
-    *column = order.iter().map(|&i| column[i as usize]).collect();
+/// Puts each column in `order`, through one scratch buffer per column type: a column is gathered
+/// into the scratch, which takes its place, and its old buffer is the next column's scratch. One
+/// new buffer for all columns of a type instead of one each, whose fresh pages fault in on first
+/// touch (a run with 200 flows spent a quarter of its time in page faults).
+fn permute<T: Copy>(columns: &mut [&mut Vec<T>], order: &[u32]) {
+    let mut scratch: Vec<T> = Vec::with_capacity(order.len());
+    for column in columns {
+        scratch.clear();
+        scratch.extend(order.iter().map(|&i| column[i as usize]));
+        std::mem::swap(*column, &mut scratch);
+    }
 }
 
 /// Phases are literals, so the same phase is nearly always the same pointer: compared first, it
@@ -461,17 +470,19 @@ impl FlowTrace {
             self.write(flow as u32, due);
         }
         if let Some(order) = time_order(&self.t, &self.flow) {
-            permute(&mut self.t, &order);
-            permute(&mut self.flow, &order);
-            permute(&mut self.cwnd, &order);
-            permute(&mut self.ssthresh, &order);
-            permute(&mut self.inflight, &order);
-            permute(&mut self.srtt, &order);
-            permute(&mut self.rtt, &order);
-            permute(&mut self.pacing_rate, &order);
-            permute(&mut self.delivered, &order);
-            permute(&mut self.retransmissions, &order);
-            permute(&mut self.phase.codes, &order);
+            permute(&mut [&mut self.t, &mut self.srtt, &mut self.rtt, &mut self.pacing_rate], &order);
+            permute(
+                &mut [
+                    &mut self.cwnd,
+                    &mut self.ssthresh,
+                    &mut self.inflight,
+                    &mut self.delivered,
+                    &mut self.retransmissions,
+                ],
+                &order,
+            );
+            permute(&mut [&mut self.flow], &order);
+            permute(&mut [&mut self.phase.codes], &order);
         }
     }
 
@@ -558,11 +569,9 @@ impl QueueTrace {
             self.write(link as u32, due);
         }
         if let Some(order) = time_order(&self.t, &self.link) {
-            permute(&mut self.t, &order);
-            permute(&mut self.link, &order);
-            permute(&mut self.packets, &order);
-            permute(&mut self.bytes, &order);
-            permute(&mut self.sojourn, &order);
+            permute(&mut [&mut self.t, &mut self.sojourn], &order);
+            permute(&mut [&mut self.packets, &mut self.bytes], &order);
+            permute(&mut [&mut self.link], &order);
         }
     }
 
