@@ -152,9 +152,10 @@ impl Run {
         self.summary.invariants.ok
     }
 
-    /// The flow time series as columns; hands them over once (the Rust copy is freed).
+    /// The flow time series as columns, its table built from the recorded runs now; hands them
+    /// over once (the Rust copy is freed).
     fn take_flows<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let f = self.flows.take().ok_or_else(|| taken("flows"))?;
+        let f = self.flows.take().ok_or_else(|| taken("flows"))?.table();
         let flows = PyDict::new(py);
         flows.set_item("t", numeric(py, "f8", &f.t))?;
         flows.set_item("flow", numeric(py, "u4", &f.flow))?;
@@ -170,9 +171,9 @@ impl Run {
         Ok(flows)
     }
 
-    /// The queue time series as columns; hands them over once.
+    /// The queue time series as columns, built now; hands them over once.
     fn take_queues<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let q = self.queues.take().ok_or_else(|| taken("queues"))?;
+        let q = self.queues.take().ok_or_else(|| taken("queues"))?.table();
         let queues = PyDict::new(py);
         queues.set_item("t", numeric(py, "f8", &q.t))?;
         queues.set_item("link", link_names(py, &q.link, &self.summary.links)?)?;

@@ -58,7 +58,7 @@ fn main() {
     println!("invariants ok:                {invariants_ok}");
     // The time series are kept in full (1 ms default sampling), so they are the part of memory
     // expected to grow with simulated duration; printed to tell that apart from a leak.
-    println!("trace rows (flow / queue):    {} / {}", out.flows.t.len(), out.queues.t.len());
+    println!("trace rows (flow / queue):    {} / {}", out.flows.rows(), out.queues.rows());
     // Read at the very end, after `run` has returned, so the high-water mark covers the whole run.
     println!("peak RSS (VmHWM):             {}", peak_rss().unwrap_or_else(|| "unavailable".into()));
 

@@ -50,8 +50,8 @@ fn main() {
         std::process::exit(2)
     });
     println!("{}", serde_json::to_string_pretty(&out.summary.to_value()).expect("a summary serialises"));
-    columns("flows", &out.flows);
-    columns("queues", &out.queues);
+    columns("flows", &out.flows.table());
+    columns("queues", &out.queues.table());
     if let Some(packets) = &out.packets {
         columns("packets", packets);
     }

@@ -1,5 +1,5 @@
-//! Columnar recorders for the time series a run produces. Rows are appended to plain vectors
-//! (no per-row allocation beyond their growth) and handed to Python as columns.
+//! Recorders for the time series a run produces, and the columnar tables they become (handed to
+//! Python as columns).
 //!
 //! The flow and queue series are sampled on a fixed grid: at every multiple of `interval` (a
 //! tick), each flow that exists gets a row carrying its state at that tick (after every event at
@@ -11,6 +11,11 @@
 //! set by the interval and the number of flows, not by how often states change: with the default
 //! interval (duration / 10 000) a 300 s run holds as many rows as a 30 s one. An interval of zero
 //! writes a row at every change instead.
+//!
+//! A series is recorded as runs of rows (a key's state repeated on consecutive ticks is one
+//! run) and becomes a table, sorted by time, only when it is read (`FlowTrace::table`,
+//! `QueueTrace::table`): a run with many quiet connections holds a fraction of its rows until
+//! then, and a sweep that reads only summaries never builds them.
 
 use core::cmp::Reverse;
 use core::iter::repeat_n;
@@ -62,7 +67,7 @@ impl<S: Copy> Due<S> {
     }
 
     /// The rows in order, as runs of one state: the ticks carrying `held`, then the row written
-    /// at once. A run is written column by column, each column extended in one go.
+    /// at once.
     fn runs(self) -> impl Iterator<Item = (Run, S)> {
         let Due { first, step, count, held, at_once } = self;
         let ticks = held.filter(|_| count > 0).map(|s| (Run { first: first.as_nanos(), step, count }, s));
@@ -86,6 +91,72 @@ impl Run {
     fn secs(&self) -> impl Iterator<Item = f64> {
         let (first, step) = (self.first, self.step);
         (0..self.count).map(move |k| Instant::from_nanos(first + k * step).as_secs_f64())
+    }
+}
+
+/// A run of rows as recorded: `count` rows of `key` in `state`, from `first` nanoseconds on, a
+/// grid step apart.
+#[derive(Clone, Copy, Debug)]
+struct Repeat<S> {
+    first: u64,
+    count: u32,
+    key: u32,
+    state: S,
+}
+
+/// A series as recorded: runs of rows rather than rows, since a key's state is repeated on every
+/// tick between its changes. A run of 200 quiet connections over 100 s on a 1 ms grid holds one
+/// run for every six rows of its table; the table is built when it is read.
+#[derive(Debug)]
+struct Recording<S> {
+    /// Grid step in nanoseconds (zero: a row at every change).
+    step: u64,
+    /// In the order written, so each key's runs are in time order.
+    runs: Vec<Repeat<S>>,
+    /// Each key's last run, an index into `runs` (`u32::MAX`: none yet).
+    last: Vec<u32>,
+}
+
+impl<S> Default for Recording<S> {
+    fn default() -> Self {
+        Recording { step: 0, runs: Vec::new(), last: Vec::new() }
+    }
+}
+
+impl<S: Copy + PartialEq> Recording<S> {
+    fn new(keys: usize, step: Duration) -> Self {
+        Recording { step: step.as_nanos() as u64, runs: Vec::new(), last: vec![u32::MAX; keys] }
+    }
+
+    /// Appends the rows `key` owes, extending the key's last run when they continue it: the same
+    /// state on the next ticks.
+    #[inline]
+    fn keep(&mut self, key: u32, due: Due<S>) {
+        if due.is_empty() {
+            return;
+        }
+        for (run, state) in due.runs() {
+            let last = self.last[key as usize];
+            if let Some(prev) = self.runs.get_mut(last as usize) {
+                let next_tick = prev.first + prev.count as u64 * self.step;
+                if self.step != 0 && run.first == next_tick && prev.state == state {
+                    prev.count += u32::try_from(run.count).expect("a run of ticks fits in u32");
+                    continue;
+                }
+            }
+            let count = u32::try_from(run.count).expect("a run of ticks fits in u32");
+            self.last[key as usize] = u32::try_from(self.runs.len()).expect("fewer than 2^32 runs");
+            self.runs.push(Repeat { first: run.first, count, key, state });
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.runs.iter().map(|r| r.count as usize).sum()
+    }
+
+    /// Each run's row times, key and state, in the order written.
+    fn iter(&self) -> impl Iterator<Item = (Run, u32, &S)> {
+        self.runs.iter().map(|r| (Run { first: r.first, step: self.step, count: r.count as u64 }, r.key, &r.state))
     }
 }
 
@@ -409,10 +480,10 @@ impl Serialize for Phases {
     }
 }
 
-/// Per-flow state over time: a row per tick while the flow exists (paused while it is silent),
-/// plus its start, phase changes and end.
+/// Per-flow state over time, as a table: a row per tick while the flow exists (paused while it
+/// is silent), plus its start, phase changes and end, in time order (by flow within a time).
 #[derive(Debug, Default, Serialize)]
-pub struct FlowTrace {
+pub struct FlowTable {
     pub t: Vec<f64>,
     pub flow: Vec<u32>,
     pub cwnd: Vec<u64>,
@@ -424,51 +495,45 @@ pub struct FlowTrace {
     pub delivered: Vec<u64>,
     pub retransmissions: Vec<u64>,
     pub phase: Phases,
-    #[serde(skip)]
-    sampler: Sampler<FlowSample>,
 }
 
-impl FlowTrace {
-    pub fn new(flows: usize, interval: Duration) -> Self {
-        FlowTrace { sampler: Sampler::new(flows, interval), ..Default::default() }
-    }
-
-    /// Call before the flow's sender handles an event at `now`, with `current` giving its state
-    /// (unchanged since its last `record`): the ticks passed since then are written with it.
-    /// Records that write no row need no state at all (below), so the state at a tick is taken
-    /// here, once per tick instead of once per event.
-    #[inline]
-    pub fn before(&mut self, now: Instant, flow: u32, current: impl FnOnce() -> FlowSample) {
-        if let Some(due) = self.sampler.before(now, flow as usize, current) {
-            self.write(flow, due);
+impl FlowTable {
+    fn with_capacity(rows: usize) -> Self {
+        let f64s = || Vec::with_capacity(rows);
+        let u64s = || Vec::with_capacity(rows);
+        FlowTable {
+            t: f64s(),
+            flow: Vec::with_capacity(rows),
+            cwnd: u64s(),
+            ssthresh: u64s(),
+            inflight: u64s(),
+            srtt: f64s(),
+            rtt: f64s(),
+            pacing_rate: f64s(),
+            delivered: u64s(),
+            retransmissions: u64s(),
+            phase: Phases { names: Vec::new(), codes: Vec::with_capacity(rows) },
         }
     }
 
-    /// After one of the flow's events at `now`, in `phase`: `sample` builds its whole state, which
-    /// only a row written now needs (its first record, a phase change, or ticks passed without a
-    /// `before`).
-    #[inline]
-    pub fn record(&mut self, now: Instant, flow: u32, phase: &'static str, sample: impl FnOnce() -> FlowSample) {
-        if self.sampler.touch(now, flow as usize, |held| !same_phase(held.phase, phase)) {
-            return;
-        }
-        let due = self.sampler.record(now, flow as usize, sample());
-        self.write(flow, due);
+    /// Appends a run's rows, column by column, each column extended in one go.
+    fn extend(&mut self, run: Run, flow: u32, s: &FlowSample) {
+        let n = run.len();
+        self.t.extend(run.secs());
+        self.flow.extend(repeat_n(flow, n));
+        self.cwnd.extend(repeat_n(s.cwnd, n));
+        self.ssthresh.extend(repeat_n(s.ssthresh, n));
+        self.inflight.extend(repeat_n(s.inflight, n));
+        self.srtt.extend(repeat_n(secs(s.srtt), n));
+        self.rtt.extend(repeat_n(secs(s.rtt), n));
+        self.pacing_rate.extend(repeat_n(s.pacing_rate.unwrap_or(f64::NAN), n));
+        self.delivered.extend(repeat_n(s.delivered, n));
+        self.retransmissions.extend(repeat_n(s.retransmissions, n));
+        self.phase.push_n(s.phase, n);
     }
 
-    /// The flow, recorded at `now`, finished then in state `last`: its rows end with it.
-    pub fn close(&mut self, now: Instant, flow: u32, last: FlowSample) {
-        let due = self.sampler.close(now, flow as usize, last);
-        self.write(flow, due);
-    }
-
-    /// Writes the ticks up to `end` of the flows still running, with their state `current(flow)`,
-    /// and puts the rows in time order; call once when the run ends.
-    pub fn flush(&mut self, end: Instant, current: impl Fn(u32) -> FlowSample) {
-        self.sampler.refresh(|flow| current(flow as u32));
-        for (flow, due) in self.sampler.finish(end) {
-            self.write(flow as u32, due);
-        }
+    /// Puts the rows, appended run by run, in time order.
+    fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.flow) {
             permute(&mut [&mut self.t, &mut self.srtt, &mut self.rtt, &mut self.pacing_rate], &order);
             permute(
@@ -485,31 +550,77 @@ impl FlowTrace {
             permute(&mut [&mut self.phase.codes], &order);
         }
     }
+}
 
+/// Records the per-flow series during a run (see the module docs for which rows a flow gets).
+/// It keeps runs of repeated rows and builds the [`FlowTable`] when asked.
+#[derive(Debug, Default)]
+pub struct FlowTrace {
+    recording: Recording<FlowSample>,
+    sampler: Sampler<FlowSample>,
+}
+
+impl FlowTrace {
+    pub fn new(flows: usize, interval: Duration) -> Self {
+        FlowTrace { recording: Recording::new(flows, interval), sampler: Sampler::new(flows, interval) }
+    }
+
+    /// Call before the flow's sender handles an event at `now`, with `current` giving its state
+    /// (unchanged since its last `record`): the ticks passed since then are written with it.
+    /// Records that write no row need no state at all (below), so the state at a tick is taken
+    /// here, once per tick instead of once per event.
     #[inline]
-    fn write(&mut self, flow: u32, due: Due<FlowSample>) {
-        if due.is_empty() {
+    pub fn before(&mut self, now: Instant, flow: u32, current: impl FnOnce() -> FlowSample) {
+        if let Some(due) = self.sampler.before(now, flow as usize, current) {
+            self.recording.keep(flow, due);
+        }
+    }
+
+    /// After one of the flow's events at `now`, in `phase`: `sample` builds its whole state, which
+    /// only a row written now needs (its first record, a phase change, or ticks passed without a
+    /// `before`).
+    #[inline]
+    pub fn record(&mut self, now: Instant, flow: u32, phase: &'static str, sample: impl FnOnce() -> FlowSample) {
+        if self.sampler.touch(now, flow as usize, |held| !same_phase(held.phase, phase)) {
             return;
         }
-        for (run, s) in due.runs() {
-            let n = run.len();
-            self.t.extend(run.secs());
-            self.flow.extend(repeat_n(flow, n));
-            self.cwnd.extend(repeat_n(s.cwnd, n));
-            self.ssthresh.extend(repeat_n(s.ssthresh, n));
-            self.inflight.extend(repeat_n(s.inflight, n));
-            self.srtt.extend(repeat_n(secs(s.srtt), n));
-            self.rtt.extend(repeat_n(secs(s.rtt), n));
-            self.pacing_rate.extend(repeat_n(s.pacing_rate.unwrap_or(f64::NAN), n));
-            self.delivered.extend(repeat_n(s.delivered, n));
-            self.retransmissions.extend(repeat_n(s.retransmissions, n));
-            self.phase.push_n(s.phase, n);
+        let due = self.sampler.record(now, flow as usize, sample());
+        self.recording.keep(flow, due);
+    }
+
+    /// The flow, recorded at `now`, finished then in state `last`: its rows end with it.
+    pub fn close(&mut self, now: Instant, flow: u32, last: FlowSample) {
+        let due = self.sampler.close(now, flow as usize, last);
+        self.recording.keep(flow, due);
+    }
+
+    /// Writes the ticks up to `end` of the flows still running, with their state `current(flow)`;
+    /// call once when the run ends.
+    pub fn flush(&mut self, end: Instant, current: impl Fn(u32) -> FlowSample) {
+        self.sampler.refresh(|flow| current(flow as u32));
+        for (flow, due) in self.sampler.finish(end) {
+            self.recording.keep(flow as u32, due);
         }
+    }
+
+    /// The number of rows the table has.
+    pub fn rows(&self) -> usize {
+        self.recording.rows()
+    }
+
+    /// The rows, in time order.
+    pub fn table(&self) -> FlowTable {
+        let mut table = FlowTable::with_capacity(self.rows());
+        for (run, key, state) in self.recording.iter() {
+            table.extend(run, key, state);
+        }
+        table.sort();
+        table
     }
 }
 
 /// A link's queue: packets, bytes, and the sojourn time of the packet it last started sending.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct QueueState {
     packets: u64,
     bytes: u64,
@@ -528,23 +639,59 @@ impl Sampled for QueueState {
     }
 }
 
-/// Queue length of the links over time, with the sojourn time of the packet the link most
-/// recently started sending (NaN before the first): a row per link and tick while its queue
-/// holds packets, and one at the first tick it is empty again.
+/// Queue length of the links over time, as a table, with the sojourn time of the packet the link
+/// most recently started sending (NaN before the first): a row per link and tick while its queue
+/// holds packets, and one at the first tick it is empty again, in time order (by link within a
+/// time).
 #[derive(Debug, Default, Serialize)]
-pub struct QueueTrace {
+pub struct QueueTable {
     pub t: Vec<f64>,
     pub link: Vec<u32>,
     pub packets: Vec<u64>,
     pub bytes: Vec<u64>,
     pub sojourn: Vec<f64>,
-    #[serde(skip)]
+}
+
+impl QueueTable {
+    fn with_capacity(rows: usize) -> Self {
+        QueueTable {
+            t: Vec::with_capacity(rows),
+            link: Vec::with_capacity(rows),
+            packets: Vec::with_capacity(rows),
+            bytes: Vec::with_capacity(rows),
+            sojourn: Vec::with_capacity(rows),
+        }
+    }
+
+    fn extend(&mut self, run: Run, link: u32, s: &QueueState) {
+        let n = run.len();
+        self.t.extend(run.secs());
+        self.link.extend(repeat_n(link, n));
+        self.packets.extend(repeat_n(s.packets, n));
+        self.bytes.extend(repeat_n(s.bytes, n));
+        self.sojourn.extend(repeat_n(secs(s.sojourn), n));
+    }
+
+    /// Puts the rows, appended run by run, in time order.
+    fn sort(&mut self) {
+        if let Some(order) = time_order(&self.t, &self.link) {
+            permute(&mut [&mut self.t, &mut self.sojourn], &order);
+            permute(&mut [&mut self.packets, &mut self.bytes], &order);
+            permute(&mut [&mut self.link], &order);
+        }
+    }
+}
+
+/// Records the links' queues during a run; builds the [`QueueTable`] when asked.
+#[derive(Debug, Default)]
+pub struct QueueTrace {
+    recording: Recording<QueueState>,
     sampler: Sampler<QueueState>,
 }
 
 impl QueueTrace {
     pub fn new(links: usize, interval: Duration) -> Self {
-        QueueTrace { sampler: Sampler::new(links, interval), ..Default::default() }
+        QueueTrace { recording: Recording::new(links, interval), sampler: Sampler::new(links, interval) }
     }
 
     /// The link's queue after an event at `now`; calls for one link must come in time order.
@@ -560,34 +707,29 @@ impl QueueTrace {
     #[inline(never)]
     fn record_row(&mut self, now: Instant, link: u32, state: QueueState) {
         let due = self.sampler.record(now, link as usize, state);
-        self.write(link, due);
+        self.recording.keep(link, due);
     }
 
-    /// Writes the ticks up to `end` and puts the rows in time order; call once when the run ends.
+    /// Writes the ticks up to `end`; call once when the run ends.
     pub fn flush(&mut self, end: Instant) {
         for (link, due) in self.sampler.finish(end) {
-            self.write(link as u32, due);
-        }
-        if let Some(order) = time_order(&self.t, &self.link) {
-            permute(&mut [&mut self.t, &mut self.sojourn], &order);
-            permute(&mut [&mut self.packets, &mut self.bytes], &order);
-            permute(&mut [&mut self.link], &order);
+            self.recording.keep(link as u32, due);
         }
     }
 
-    #[inline]
-    fn write(&mut self, link: u32, due: Due<QueueState>) {
-        if due.is_empty() {
-            return;
+    /// The number of rows the table has.
+    pub fn rows(&self) -> usize {
+        self.recording.rows()
+    }
+
+    /// The rows, in time order.
+    pub fn table(&self) -> QueueTable {
+        let mut table = QueueTable::with_capacity(self.rows());
+        for (run, key, state) in self.recording.iter() {
+            table.extend(run, key, state);
         }
-        for (run, s) in due.runs() {
-            let n = run.len();
-            self.t.extend(run.secs());
-            self.link.extend(repeat_n(link, n));
-            self.packets.extend(repeat_n(s.packets, n));
-            self.bytes.extend(repeat_n(s.bytes, n));
-            self.sojourn.extend(repeat_n(secs(s.sojourn), n));
-        }
+        table.sort();
+        table
     }
 }
 
@@ -702,6 +844,8 @@ mod tests {
     }
 
     fn rows(tr: &FlowTrace) -> Vec<(f64, u32, u64, &'static str)> {
+        let tr = tr.table();
+        assert_eq!(tr.t.len(), tr.phase.len());
         (0..tr.t.len()).map(|i| ((tr.t[i] * 1e6).round() / 1e3, tr.flow[i], tr.cwnd[i], tr.phase[i])).collect()
     }
 
@@ -738,7 +882,8 @@ mod tests {
                 tr.record(Instant::from_nanos(k * 10_000_000 / changes), 0, sample(k + 1, "slow_start"));
             }
             tr.flush(ms(10.0));
-            tr.trace.t.len()
+            assert_eq!(tr.trace.rows(), tr.trace.table().t.len());
+            tr.trace.rows()
         };
         // The first record at 0 and the ticks 1..=10 ms (the one at 0 is the first record's).
         assert_eq!(count(3), 11);
@@ -802,6 +947,27 @@ mod tests {
     }
 
     #[test]
+    fn a_state_repeated_on_consecutive_ticks_is_kept_as_one_run() {
+        let mut tr = Flows::new(1, Duration::from_millis(1));
+        tr.record(ms(0.0), 0, sample(10, "slow_start"));
+        // An event every 0.5 ms that changes nothing shown but the phase, once, at 25.5 ms.
+        for k in 1..120 {
+            let phase = if k < 51 { "slow_start" } else { "recovery" };
+            tr.record(Instant::from_nanos(k * 500_000), 0, sample(10, phase));
+        }
+        tr.flush(ms(60.0));
+        let r = rows(&tr.trace);
+        assert_eq!(r.len(), 61 + 1, "ticks 0-60 ms and the phase change at 25.5 ms");
+        assert_eq!(
+            (r[25], r[26], r[27]),
+            ((25.0, 0, 10, "slow_start"), (25.5, 0, 10, "recovery"), (26.0, 0, 10, "recovery"))
+        );
+        // Ticks 0-25 ms in one run, the change written at once, ticks 26-60 ms in another.
+        let runs: Vec<(u64, u32)> = tr.trace.recording.runs.iter().map(|r| (r.first / 1000, r.count)).collect();
+        assert_eq!(runs, [(0, 26), (25_500, 1), (26_000, 35)]);
+    }
+
+    #[test]
     fn a_zero_interval_writes_every_change() {
         let mut tr = Flows::new(1, Duration::ZERO);
         for (t, c) in [(0.1, 10), (0.2, 10), (0.3, 11), (0.35, 12), (5.0, 12)] {
@@ -826,6 +992,7 @@ mod tests {
         q.record(ms(2.0), 0, 5, 7500, Some(Duration::from_micros(100)));
         q.record(ms(3.4), 0, 0, 0, Some(Duration::from_micros(900)));
         q.flush(ms(8.0));
+        let q = q.table();
         let got: Vec<_> =
             (0..q.t.len()).map(|i| ((q.t[i] * 1e3).round(), q.link[i], q.packets[i], q.bytes[i])).collect();
         assert_eq!(got, [(2.0, 0, 5, 7500), (3.0, 0, 5, 7500), (4.0, 0, 0, 0)]);
@@ -883,6 +1050,7 @@ mod tests {
         q.record(ms(2.5), 0, 2, 200, None);
         q.record(ms(3.5), 1, 3, 300, None);
         q.flush(ms(4.0));
+        let q = q.table();
         let got: Vec<_> = (0..q.t.len()).map(|i| ((q.t[i] * 1e3).round(), q.link[i], q.packets[i])).collect();
         assert_eq!(
             got,

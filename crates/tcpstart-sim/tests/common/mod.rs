@@ -4,11 +4,15 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
+use tcpstart_sim::trace::{FlowTable, QueueTable};
 use tcpstart_sim::{scenario, RunOutput};
 
-/// A finished run with its summary as summary.json has it, so tests read it by key.
+/// A finished run with its summary as summary.json has it, so tests read it by key, and its
+/// series as tables.
 pub struct Run {
     pub summary: Value,
+    pub flows: FlowTable,
+    pub queues: QueueTable,
     out: RunOutput,
 }
 
@@ -25,11 +29,13 @@ pub fn run(spec: Value) -> Run {
     let inv = &out.invariants;
     assert!(inv.ok, "invariants violated: {inv:?}");
     assert_eq!(inv.packets_created, inv.delivered + inv.dropped + inv.merged + inv.in_network);
+    let (flows, queues) = (out.flows.table(), out.queues.table());
+    assert_eq!((flows.t.len(), queues.t.len()), (out.flows.rows(), out.queues.rows()));
     // Time never goes backwards within any recorded series.
-    assert!(monotonic(&out.flows.t, &out.flows.flow), "flow trace time went backwards");
-    assert!(monotonic(&out.queues.t, &out.queues.link), "queue trace time went backwards");
-    assert!(out.flows.cwnd.iter().all(|&c| c > 0));
-    Run { summary: out.summary.to_value(), out }
+    assert!(monotonic(&flows.t, &flows.flow), "flow trace time went backwards");
+    assert!(monotonic(&queues.t, &queues.link), "queue trace time went backwards");
+    assert!(flows.cwnd.iter().all(|&c| c > 0));
+    Run { summary: out.summary.to_value(), flows, queues, out }
 }
 
 pub fn flow(out: &Run, i: usize) -> &Value {
@@ -41,7 +47,7 @@ pub fn link<'a>(out: &'a Run, name: &str) -> &'a Value {
 }
 
 /// (time, cwnd) samples of one flow.
-pub fn cwnd_series(out: &RunOutput, flow: u32) -> Vec<(f64, u64)> {
+pub fn cwnd_series(out: &Run, flow: u32) -> Vec<(f64, u64)> {
     (0..out.flows.t.len()).filter(|&i| out.flows.flow[i] == flow).map(|i| (out.flows.t[i], out.flows.cwnd[i])).collect()
 }
 
