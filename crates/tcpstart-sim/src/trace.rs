@@ -154,10 +154,24 @@ impl<S: Copy + PartialEq> Recording<S> {
         self.runs.iter().map(|r| r.count as usize).sum()
     }
 
-    /// Each run's row times, key and state, in the order written.
-    fn iter(&self) -> impl Iterator<Item = (Run, u32, &S)> {
-        self.runs.iter().map(|r| (Run { first: r.first, step: self.step, count: r.count as u64 }, r.key, &r.state))
+    /// The rows, in time order.
+    fn table<T: Table<S>>(&self) -> T {
+        let mut table = T::with_capacity(self.rows());
+        for r in &self.runs {
+            table.extend(Run { first: r.first, step: self.step, count: r.count as u64 }, r.key, &r.state);
+        }
+        table.sort();
+        table
     }
+}
+
+/// The columns a recording becomes.
+trait Table<S> {
+    fn with_capacity(rows: usize) -> Self;
+    /// Appends a run's rows, each column extended in one go.
+    fn extend(&mut self, run: Run, key: u32, state: &S);
+    /// Puts the rows, appended run by run, in time order.
+    fn sort(&mut self);
 }
 
 /// What the sampler knows of one key (flow or link).
@@ -497,26 +511,23 @@ pub struct FlowTable {
     pub phase: Phases,
 }
 
-impl FlowTable {
+impl Table<FlowSample> for FlowTable {
     fn with_capacity(rows: usize) -> Self {
-        let f64s = || Vec::with_capacity(rows);
-        let u64s = || Vec::with_capacity(rows);
         FlowTable {
-            t: f64s(),
+            t: Vec::with_capacity(rows),
             flow: Vec::with_capacity(rows),
-            cwnd: u64s(),
-            ssthresh: u64s(),
-            inflight: u64s(),
-            srtt: f64s(),
-            rtt: f64s(),
-            pacing_rate: f64s(),
-            delivered: u64s(),
-            retransmissions: u64s(),
+            cwnd: Vec::with_capacity(rows),
+            ssthresh: Vec::with_capacity(rows),
+            inflight: Vec::with_capacity(rows),
+            srtt: Vec::with_capacity(rows),
+            rtt: Vec::with_capacity(rows),
+            pacing_rate: Vec::with_capacity(rows),
+            delivered: Vec::with_capacity(rows),
+            retransmissions: Vec::with_capacity(rows),
             phase: Phases { names: Vec::new(), codes: Vec::with_capacity(rows) },
         }
     }
 
-    /// Appends a run's rows, column by column, each column extended in one go.
     fn extend(&mut self, run: Run, flow: u32, s: &FlowSample) {
         let n = run.len();
         self.t.extend(run.secs());
@@ -532,7 +543,6 @@ impl FlowTable {
         self.phase.push_n(s.phase, n);
     }
 
-    /// Puts the rows, appended run by run, in time order.
     fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.flow) {
             permute(&mut [&mut self.t, &mut self.srtt, &mut self.rtt, &mut self.pacing_rate], &order);
@@ -610,12 +620,7 @@ impl FlowTrace {
 
     /// The rows, in time order.
     pub fn table(&self) -> FlowTable {
-        let mut table = FlowTable::with_capacity(self.rows());
-        for (run, key, state) in self.recording.iter() {
-            table.extend(run, key, state);
-        }
-        table.sort();
-        table
+        self.recording.table()
     }
 }
 
@@ -652,7 +657,7 @@ pub struct QueueTable {
     pub sojourn: Vec<f64>,
 }
 
-impl QueueTable {
+impl Table<QueueState> for QueueTable {
     fn with_capacity(rows: usize) -> Self {
         QueueTable {
             t: Vec::with_capacity(rows),
@@ -672,7 +677,6 @@ impl QueueTable {
         self.sojourn.extend(repeat_n(secs(s.sojourn), n));
     }
 
-    /// Puts the rows, appended run by run, in time order.
     fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.link) {
             permute(&mut [&mut self.t, &mut self.sojourn], &order);
@@ -724,12 +728,7 @@ impl QueueTrace {
 
     /// The rows, in time order.
     pub fn table(&self) -> QueueTable {
-        let mut table = QueueTable::with_capacity(self.rows());
-        for (run, key, state) in self.recording.iter() {
-            table.extend(run, key, state);
-        }
-        table.sort();
-        table
+        self.recording.table()
     }
 }
 
