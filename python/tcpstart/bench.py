@@ -15,14 +15,14 @@ import time
 from typing import Any, Optional
 
 from tcpstart.batch import default_workers, run_many
-from tcpstart.bench_scenarios import B3_IW200, BENCHMARKS, VARIANTS
+from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
 from tcpstart.scenario import ScenarioLike
 
 __all__ = ["BENCHMARKS", "NS3_VARIANTS", "VARIANTS", "many_small_runs", "measure_in_child", "small_runs"]
 
 # Run after a benchmark when ns-3 runs beside us: B3's Jump Start has only an approximate ns-3
 # counterpart, B3-iw200 is the same configuration in both.
-NS3_VARIANTS = {"B3": [B3_IW200.name]}
+NS3_VARIANTS = {b: [v.name for v in VARIANTS.values() if v.variant_of == b] for b in BENCHMARKS}
 
 
 def measure_in_child(name: str, duration: Optional[str] = None) -> dict[str, Any]:
