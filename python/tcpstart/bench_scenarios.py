@@ -1,5 +1,4 @@
-"""The reference benchmarks B1-B4 (and B3's variant B3-iw200), and running one of them with
-nothing but the core loaded.
+"""The reference benchmarks B1-B4 and B3's variant B3-iw200.
 
 Each benchmark is one file, `benchmarks/<name>.toml` next to this module, which the native
 `cargo run -p tcpstart-sim --example bench` compiles in as well: one definition for both. A file is
@@ -7,21 +6,15 @@ a scenario as `tcpstart run` reads it, plus a `[benchmark]` table that the two r
 `description`, and `variant_of` for a variant, which is not one of the default benchmarks and
 which `tcpstart bench --ns3` runs after the benchmark it varies. The file's `duration` (none:
 until every flow has finished) is the issue's; `--duration` replaces it.
-
-`python -m tcpstart.bench_scenarios B1 [DURATION]` prints the run's figures as JSON, with the
-process's peak RSS. Importing only the core keeps that figure about the simulator, not polars.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from tcpstart import _core
 from tcpstart.scenario import read_toml
 
 BENCHMARK_DIR = Path(__file__).with_name("benchmarks")
@@ -76,39 +69,3 @@ def contention(
         return s
 
     return scenario
-
-
-def measure_one(name: str, duration: Optional[str] = None) -> dict[str, Any]:
-    """Runs one benchmark (or variant) in this process and returns its figures (without memory)."""
-    bench = BENCHMARKS.get(name) or VARIANTS[name]
-    (out,), _ = _core.run_all([json.dumps(bench.scenario(duration or bench.duration))])
-    s = out.summary()
-    bottleneck = next(link for link in s["links"] if link["name"] == "bottleneck")
-    wall = out.core_seconds
-    return {
-        "benchmark": name,
-        "description": bench.description,
-        "simulated_s": s["sim"]["end_time"],
-        "wall_s": wall,
-        "bottleneck_packets": bottleneck["packets_sent"],
-        "bottleneck_packets_per_s": bottleneck["packets_sent"] / wall,
-        "events_per_s": s["sim"]["events"] / wall,
-        "utilization": bottleneck["utilization"],
-        "invariants_ok": s["invariants"]["ok"],
-    }
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident set (VmHWM). Read here rather than from the parent's
-    rusage, which Linux carries over from the forked parent's memory across exec."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-if __name__ == "__main__":
-    figures = measure_one(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
-    figures["peak_rss_mb"] = peak_rss_mb()
-    print(json.dumps(figures))
