@@ -38,7 +38,7 @@ const BENCHMARKS: [(&str, &str); 5] = [
 
 const USAGE: &str = "usage: bench [B1|B2|B3|B3-iw200|B4 ...] [--duration TIME] [--flows N]";
 
-#[derive(Debug, Default, PartialEq)]
+#[derive(Default)]
 struct Options {
     names: Vec<String>,
     duration: Option<String>,
