@@ -16,8 +16,8 @@ test-rust: ## Rust unit, property and scenario tests
 test-python: ## Python API and CLI tests against the installed package
 	$(PYTHON) -m pytest -q tests
 
-bench: ## simulated packets per wall second on the reference scenario
-	cargo run --profile release-lto -p tcpstart-sim --example bench
+bench: ## B1-B4 natively, each in its own process: wall, packets and events per wall second, peak RSS
+	cargo run --profile release-lto -p tcpstart-sim --example bench -- B1 B2 B3 B4
 
 crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs/validation.md
 	$(PYTHON) -m tcpstart crosscheck

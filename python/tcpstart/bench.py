@@ -1,7 +1,7 @@
 """`tcpstart bench`: the simulator's speed and memory on the reference scenarios B1-B5.
 
-Each of B1-B4 runs in a child process of its own, so that its peak RSS is its own: the parent reads
-the child's resource usage when it exits. B5 measures many small runs through the Python API on
+Each of B1-B4 runs in a child process of its own (tcpstart.bench_child), so that its peak RSS is
+its own: the child reports its high-water mark. B5 measures many small runs through the Python API on
 all cores, against the same runs on one core, in the same session.
 """
 
@@ -15,24 +15,25 @@ import time
 from typing import Any, Optional
 
 from tcpstart.batch import default_workers, run_many
-from tcpstart.bench_scenarios import B3_IW200, BENCHMARKS, VARIANTS
-from tcpstart.scenario import ScenarioLike
+from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
+from tcpstart.scenario import ScenarioLike, to_json
 
 __all__ = ["BENCHMARKS", "NS3_VARIANTS", "VARIANTS", "many_small_runs", "measure_in_child", "small_runs"]
 
 # Run after a benchmark when ns-3 runs beside us: B3's Jump Start has only an approximate ns-3
 # counterpart, B3-iw200 is the same configuration in both.
-NS3_VARIANTS = {"B3": [B3_IW200.name]}
+NS3_VARIANTS = {b: [v.name for v in VARIANTS.values() if v.variant_of == b] for b in BENCHMARKS}
 
 
 def measure_in_child(name: str, duration: Optional[str] = None) -> dict[str, Any]:
-    """Runs one benchmark in a fresh interpreter, whose peak RSS (about 14 MB of it the bare
-    interpreter) is part of the figures."""
-    cmd = [sys.executable, "-m", "tcpstart.bench_scenarios", name] + ([duration] if duration else [])
+    """Runs one benchmark (or variant) in a fresh interpreter, whose peak RSS (about 14 MB of it
+    the bare interpreter) is part of the figures; `duration` replaces the benchmark's own."""
+    b = BENCHMARKS.get(name) or VARIANTS[name]
+    cmd = [sys.executable, "-m", "tcpstart.bench_child", to_json(b.scenario(duration or b.duration))]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed with exit status {proc.returncode}")
-    return json.loads(proc.stdout)
+    return {"benchmark": name, "description": b.description, **json.loads(proc.stdout)}
 
 
 def small_runs(count: int) -> list[ScenarioLike]:
