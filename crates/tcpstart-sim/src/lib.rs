@@ -15,6 +15,7 @@ pub mod packet;
 pub mod pcap;
 pub mod pool;
 pub mod queue;
+mod recording;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;

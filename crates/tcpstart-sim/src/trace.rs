@@ -25,6 +25,7 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use serde::Serialize;
 use tcpstart_cc::Instant;
 
+use crate::recording::{get, get_change, put, put_change, Names, Packed, Recording};
 use crate::tcp::sender::FlowSample;
 
 fn secs(d: Option<Duration>) -> f64 {
@@ -94,84 +95,44 @@ impl Run {
     }
 }
 
-/// A run of rows as recorded: `count` rows of `key` in `state`, from `first` nanoseconds on, a
-/// grid step apart.
-#[derive(Clone, Copy, Debug)]
-struct Repeat<S> {
-    first: u64,
-    count: u32,
-    key: u32,
-    state: S,
-}
-
-/// A series as recorded: runs of rows rather than rows, since a key's state is repeated on every
-/// tick between its changes. A run of 200 quiet connections over 100 s on a 1 ms grid holds one
-/// run for every six rows of its table; the table is built when it is read.
-#[derive(Debug)]
-struct Recording<S> {
-    /// Grid step in nanoseconds (zero: a row at every change).
-    step: u64,
-    /// In the order written, so each key's runs are in time order.
-    runs: Vec<Repeat<S>>,
-    /// Each key's last run, an index into `runs` (`u32::MAX`: none yet).
-    last: Vec<u32>,
-}
-
-impl<S> Default for Recording<S> {
-    fn default() -> Self {
-        Recording { step: 0, runs: Vec::new(), last: Vec::new() }
+/// Appends the rows `key` owes to its series.
+#[inline]
+fn keep<S: Packed>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
+    if due.is_empty() {
+        return;
+    }
+    for (run, state) in due.runs() {
+        recording.push(key, run.first, run.count, state);
     }
 }
 
-impl<S: Copy + PartialEq> Recording<S> {
-    fn new(keys: usize, step: Duration) -> Self {
-        Recording { step: step.as_nanos() as u64, runs: Vec::new(), last: vec![u32::MAX; keys] }
+/// The table of a series, in time order.
+fn table<S: Packed, T: Table<S>>(recording: &Recording<S>) -> T {
+    let mut table = T::with_capacity(recording.rows());
+    for (key, r) in recording.runs() {
+        table.extend(Run { first: r.first, step: recording.step(), count: r.count }, key, &r.state);
     }
-
-    /// Appends the rows `key` owes, extending the key's last run when they continue it: the same
-    /// state on the next ticks.
-    #[inline]
-    fn keep(&mut self, key: u32, due: Due<S>) {
-        if due.is_empty() {
-            return;
-        }
-        for (run, state) in due.runs() {
-            let last = self.last[key as usize];
-            if let Some(prev) = self.runs.get_mut(last as usize) {
-                let next_tick = prev.first + prev.count as u64 * self.step;
-                if self.step != 0 && run.first == next_tick && prev.state == state {
-                    prev.count += u32::try_from(run.count).expect("a run of ticks fits in u32");
-                    continue;
-                }
-            }
-            let count = u32::try_from(run.count).expect("a run of ticks fits in u32");
-            self.last[key as usize] = u32::try_from(self.runs.len()).expect("fewer than 2^32 runs");
-            self.runs.push(Repeat { first: run.first, count, key, state });
-        }
-    }
-
-    fn rows(&self) -> usize {
-        self.runs.iter().map(|r| r.count as usize).sum()
-    }
-
-    /// The rows, in time order.
-    fn table<T: Table<S>>(&self) -> T {
-        let mut table = T::with_capacity(self.rows());
-        for r in &self.runs {
-            table.extend(Run { first: r.first, step: self.step, count: r.count as u64 }, r.key, &r.state);
-        }
-        table.sort();
-        table
-    }
+    table.sort();
+    table
 }
 
-/// The columns a recording becomes.
+/// The columns a series becomes.
 trait Table<S> {
     fn with_capacity(rows: usize) -> Self;
     /// Appends a run's rows, each column extended in one go.
     fn extend(&mut self, run: Run, key: u32, state: &S);
     /// Puts the rows, appended run by run, in time order.
     fn sort(&mut self);
+}
+
+/// An optional duration as an integer that differs little between neighbouring states: zero for
+/// none, else one more than its nanoseconds.
+fn nanos(d: Option<Duration>) -> u64 {
+    d.map_or(0, |d| d.as_nanos() as u64 + 1)
+}
+
+fn from_nanos(n: u64) -> Option<Duration> {
+    n.checked_sub(1).map(Duration::from_nanos)
 }
 
 /// What the sampler knows of one key (flow or link).
@@ -432,27 +393,51 @@ impl Sampled for FlowSample {
     }
 }
 
+impl Packed for FlowSample {
+    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
+        put_change(out, self.cwnd, prev.cwnd);
+        put_change(out, self.ssthresh, prev.ssthresh);
+        put_change(out, self.inflight, prev.inflight);
+        put_change(out, nanos(self.srtt), nanos(prev.srtt));
+        put_change(out, nanos(self.rtt), nanos(prev.rtt));
+        put_change(out, self.delivered, prev.delivered);
+        put_change(out, self.retransmissions, prev.retransmissions);
+        // The phase and whether there is a pacing rate, in one varint.
+        put(out, names.index(self.phase) << 1 | self.pacing_rate.is_some() as u64);
+        if let Some(rate) = self.pacing_rate {
+            put_change(out, rate.to_bits(), prev.pacing_rate.map_or(0, f64::to_bits));
+        }
+    }
+
+    fn unpack(prev: &Self, names: &Names, input: &mut &[u8]) -> Self {
+        let cwnd = get_change(input, prev.cwnd);
+        let ssthresh = get_change(input, prev.ssthresh);
+        let inflight = get_change(input, prev.inflight);
+        let srtt = from_nanos(get_change(input, nanos(prev.srtt)));
+        let rtt = from_nanos(get_change(input, nanos(prev.rtt)));
+        let delivered = get_change(input, prev.delivered);
+        let retransmissions = get_change(input, prev.retransmissions);
+        let tag = get(input);
+        let pacing_rate =
+            (tag & 1 == 1).then(|| f64::from_bits(get_change(input, prev.pacing_rate.map_or(0, f64::to_bits))));
+        let phase = names.get(tag >> 1);
+        FlowSample { cwnd, ssthresh, inflight, srtt, rtt, pacing_rate, delivered, retransmissions, phase }
+    }
+}
+
 /// The phase column: a byte per row indexing the names in the order they first appeared, where a
 /// `&str` per row took 16 bytes (a sixth of a row). Reads like a `Vec<&'static str>`: `phase[i]`,
 /// `iter()`, `len()`; serialised as the names.
 #[derive(Debug, Default)]
 pub struct Phases {
-    names: Vec<&'static str>,
+    names: Names,
     codes: Vec<u8>,
 }
 
 impl Phases {
     /// Appends `n` rows of phase `name`.
     fn push_n(&mut self, name: &'static str, n: usize) {
-        // Phases are literals, so the same phase is nearly always the same pointer: checked first.
-        let known = self.names.iter().position(|&n| core::ptr::eq(n, name));
-        let code = match known.or_else(|| self.names.iter().position(|&n| n == name)) {
-            Some(code) => code,
-            None => {
-                self.names.push(name);
-                self.names.len() - 1
-            }
-        };
+        let code = self.names.index(name);
         // Phase names are constants of the algorithms' code, a few per algorithm.
         let code = u8::try_from(code).expect("at most 256 distinct phase names in a run");
         self.codes.extend(repeat_n(code, n));
@@ -473,18 +458,18 @@ impl Phases {
 
     /// The phases in the order they were first written.
     pub fn names(&self) -> &[&'static str] {
-        &self.names
+        self.names.all()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &&'static str> {
-        self.codes.iter().map(|&c| &self.names[c as usize])
+        self.codes.iter().map(|&c| &self.names.all()[c as usize])
     }
 }
 
 impl core::ops::Index<usize> for Phases {
     type Output = &'static str;
     fn index(&self, row: usize) -> &&'static str {
-        &self.names[self.codes[row] as usize]
+        &self.names.all()[self.codes[row] as usize]
     }
 }
 
@@ -524,7 +509,7 @@ impl Table<FlowSample> for FlowTable {
             pacing_rate: Vec::with_capacity(rows),
             delivered: Vec::with_capacity(rows),
             retransmissions: Vec::with_capacity(rows),
-            phase: Phases { names: Vec::new(), codes: Vec::with_capacity(rows) },
+            phase: Phases { names: Names::default(), codes: Vec::with_capacity(rows) },
         }
     }
 
@@ -572,7 +557,10 @@ pub struct FlowTrace {
 
 impl FlowTrace {
     pub fn new(flows: usize, interval: Duration) -> Self {
-        FlowTrace { recording: Recording::new(flows, interval), sampler: Sampler::new(flows, interval) }
+        FlowTrace {
+            recording: Recording::new(flows, interval.as_nanos() as u64),
+            sampler: Sampler::new(flows, interval),
+        }
     }
 
     /// Call before the flow's sender handles an event at `now`, with `current` giving its state
@@ -582,7 +570,7 @@ impl FlowTrace {
     #[inline]
     pub fn before(&mut self, now: Instant, flow: u32, current: impl FnOnce() -> FlowSample) {
         if let Some(due) = self.sampler.before(now, flow as usize, current) {
-            self.recording.keep(flow, due);
+            keep(&mut self.recording, flow, due);
         }
     }
 
@@ -595,13 +583,13 @@ impl FlowTrace {
             return;
         }
         let due = self.sampler.record(now, flow as usize, sample());
-        self.recording.keep(flow, due);
+        keep(&mut self.recording, flow, due);
     }
 
     /// The flow, recorded at `now`, finished then in state `last`: its rows end with it.
     pub fn close(&mut self, now: Instant, flow: u32, last: FlowSample) {
         let due = self.sampler.close(now, flow as usize, last);
-        self.recording.keep(flow, due);
+        keep(&mut self.recording, flow, due);
     }
 
     /// Writes the ticks up to `end` of the flows still running, with their state `current(flow)`;
@@ -609,7 +597,7 @@ impl FlowTrace {
     pub fn flush(&mut self, end: Instant, current: impl Fn(u32) -> FlowSample) {
         self.sampler.refresh(|flow| current(flow as u32));
         for (flow, due) in self.sampler.finish(end) {
-            self.recording.keep(flow as u32, due);
+            keep(&mut self.recording, flow as u32, due);
         }
     }
 
@@ -620,12 +608,12 @@ impl FlowTrace {
 
     /// The rows, in time order.
     pub fn table(&self) -> FlowTable {
-        self.recording.table()
+        table(&self.recording)
     }
 }
 
 /// A link's queue: packets, bytes, and the sojourn time of the packet it last started sending.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct QueueState {
     packets: u64,
     bytes: u64,
@@ -641,6 +629,21 @@ impl Sampled for QueueState {
     }
     fn quiet(&self) -> bool {
         self.packets == 0
+    }
+}
+
+impl Packed for QueueState {
+    fn pack(&self, prev: &Self, _: &mut Names, out: &mut Vec<u8>) {
+        put_change(out, self.packets, prev.packets);
+        put_change(out, self.bytes, prev.bytes);
+        put_change(out, nanos(self.sojourn), nanos(prev.sojourn));
+    }
+
+    fn unpack(prev: &Self, _: &Names, input: &mut &[u8]) -> Self {
+        let packets = get_change(input, prev.packets);
+        let bytes = get_change(input, prev.bytes);
+        let sojourn = from_nanos(get_change(input, nanos(prev.sojourn)));
+        QueueState { packets, bytes, sojourn }
     }
 }
 
@@ -695,7 +698,10 @@ pub struct QueueTrace {
 
 impl QueueTrace {
     pub fn new(links: usize, interval: Duration) -> Self {
-        QueueTrace { recording: Recording::new(links, interval), sampler: Sampler::new(links, interval) }
+        QueueTrace {
+            recording: Recording::new(links, interval.as_nanos() as u64),
+            sampler: Sampler::new(links, interval),
+        }
     }
 
     /// The link's queue after an event at `now`; calls for one link must come in time order.
@@ -711,13 +717,13 @@ impl QueueTrace {
     #[inline(never)]
     fn record_row(&mut self, now: Instant, link: u32, state: QueueState) {
         let due = self.sampler.record(now, link as usize, state);
-        self.recording.keep(link, due);
+        keep(&mut self.recording, link, due);
     }
 
     /// Writes the ticks up to `end`; call once when the run ends.
     pub fn flush(&mut self, end: Instant) {
         for (link, due) in self.sampler.finish(end) {
-            self.recording.keep(link as u32, due);
+            keep(&mut self.recording, link as u32, due);
         }
     }
 
@@ -728,7 +734,7 @@ impl QueueTrace {
 
     /// The rows, in time order.
     pub fn table(&self) -> QueueTable {
-        self.recording.table()
+        table(&self.recording)
     }
 }
 
@@ -786,6 +792,7 @@ impl PacketTrace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn ms(x: f64) -> Instant {
         Instant::from_nanos((x * 1e6).round() as u64)
@@ -962,8 +969,55 @@ mod tests {
             ((25.0, 0, 10, "slow_start"), (25.5, 0, 10, "recovery"), (26.0, 0, 10, "recovery"))
         );
         // Ticks 0-25 ms in one run, the change written at once, ticks 26-60 ms in another.
-        let runs: Vec<(u64, u32)> = tr.trace.recording.runs.iter().map(|r| (r.first / 1000, r.count)).collect();
+        let runs: Vec<(u64, u64)> = tr.trace.recording.runs().map(|(_, r)| (r.first / 1000, r.count)).collect();
         assert_eq!(runs, [(0, 26), (25_500, 1), (26_000, 35)]);
+    }
+
+    fn any_duration() -> impl Strategy<Value = Option<Duration>> {
+        proptest::option::of((0..u64::MAX - 1).prop_map(Duration::from_nanos))
+    }
+
+    fn any_flow_sample() -> impl Strategy<Value = FlowSample> {
+        let counts = (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>());
+        let phase = prop::sample::select(vec!["handshake", "slow_start", "recovery", "done"]);
+        (counts, any_duration(), any_duration(), proptest::option::of(any::<f64>()), phase).prop_map(
+            |((cwnd, ssthresh, inflight, delivered, retransmissions), srtt, rtt, pacing_rate, phase)| FlowSample {
+                cwnd,
+                ssthresh,
+                inflight,
+                srtt,
+                rtt,
+                pacing_rate,
+                delivered,
+                retransmissions,
+                phase,
+            },
+        )
+    }
+
+    /// Packs `states` as one key's runs and reads them back.
+    fn round_trip<S: Packed + core::fmt::Debug>(states: &[S]) -> Vec<S> {
+        let mut r = Recording::new(1, 0);
+        for (k, s) in states.iter().enumerate() {
+            r.push(0, k as u64, 1, *s);
+        }
+        r.runs().map(|(_, run)| run.state).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn flow_states_read_back_bit_for_bit(states in prop::collection::vec(any_flow_sample(), 1..40)) {
+            let back = round_trip(&states);
+            // Bits, since a NaN pacing rate is not equal to itself.
+            let bits = |s: &FlowSample| (s.cwnd, s.ssthresh, s.inflight, s.srtt, s.rtt, s.pacing_rate.map(f64::to_bits), s.delivered, s.retransmissions, s.phase);
+            prop_assert_eq!(back.iter().map(bits).collect::<Vec<_>>(), states.iter().map(bits).collect::<Vec<_>>());
+        }
+
+        #[test]
+        fn queue_states_read_back_exactly(states in prop::collection::vec((any::<u64>(), any::<u64>(), any_duration()), 1..40)) {
+            let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn }).collect();
+            prop_assert_eq!(round_trip(&states), states);
+        }
     }
 
     #[test]
