@@ -32,7 +32,8 @@ pub(crate) struct Recording<S> {
     /// Grid step in nanoseconds (zero: a row at every change, no runs to extend).
     step: u64,
     /// The closed runs, each its key, then its first time, row count and state as differences
-    /// from the key's previous closed run. Each key's runs are in time order.
+    /// from the key's previous closed run (the time from the tick after it). Each key's runs are
+    /// in time order.
     packed: Vec<u8>,
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
@@ -75,7 +76,9 @@ impl<S: Packed> Recording<S> {
     fn close(&mut self, key: u32, run: Repeat<S>) {
         let prev = &mut self.closed[key as usize];
         put(&mut self.packed, key as u64);
-        put(&mut self.packed, run.first - prev.first);
+        // Against the tick after the previous run: zero for the usual run, one that goes on
+        // where the previous stopped.
+        put_change(&mut self.packed, run.first, prev.first + prev.count * self.step);
         put(&mut self.packed, run.count);
         run.state.pack(&prev.state, &mut self.names, &mut self.packed);
         *prev = run;
@@ -96,7 +99,7 @@ impl<S: Packed> Recording<S> {
             }
             let key = get(&mut input) as u32;
             let p: &mut Repeat<S> = &mut prev[key as usize];
-            let first = p.first + get(&mut input);
+            let first = get_change(&mut input, p.first + p.count * self.step);
             let count = get(&mut input);
             let state = S::unpack(&p.state, &self.names, &mut input);
             *p = Repeat { first, count, state };
