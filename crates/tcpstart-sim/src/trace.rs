@@ -25,7 +25,7 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use serde::Serialize;
 use tcpstart_cc::Instant;
 
-use crate::recording::{get, get_change, put, put_change, Names, Packed, Recording};
+use crate::recording::{get, get_change, put, put_change, Names, PackedState, Recording};
 use crate::tcp::sender::FlowSample;
 
 fn secs(d: Option<Duration>) -> f64 {
@@ -97,7 +97,7 @@ impl Run {
 
 /// Appends the rows `key` owes to its series.
 #[inline]
-fn keep<S: Packed>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
+fn keep<S: PackedState>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
     if due.is_empty() {
         return;
     }
@@ -107,7 +107,7 @@ fn keep<S: Packed>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
 }
 
 /// The table of a series, in time order.
-fn table<S: Packed, T: Table<S>>(recording: &Recording<S>) -> T {
+fn table<S: PackedState, T: Table<S>>(recording: &Recording<S>) -> T {
     let mut table = T::with_capacity(recording.rows());
     for (key, r) in recording.runs() {
         table.extend(Run { first: r.first, step: recording.step(), count: r.count }, key, &r.state);
@@ -393,7 +393,7 @@ impl Sampled for FlowSample {
     }
 }
 
-impl Packed for FlowSample {
+impl PackedState for FlowSample {
     fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
         put_change(out, self.cwnd, prev.cwnd);
         put_change(out, self.ssthresh, prev.ssthresh);
@@ -632,7 +632,7 @@ impl Sampled for QueueState {
     }
 }
 
-impl Packed for QueueState {
+impl PackedState for QueueState {
     fn pack(&self, prev: &Self, _: &mut Names, out: &mut Vec<u8>) {
         put_change(out, self.packets, prev.packets);
         put_change(out, self.bytes, prev.bytes);
@@ -996,7 +996,7 @@ mod tests {
     }
 
     /// Packs `states` as one key's runs and reads them back.
-    fn round_trip<S: Packed + core::fmt::Debug>(states: &[S]) -> Vec<S> {
+    fn round_trip<S: PackedState + core::fmt::Debug>(states: &[S]) -> Vec<S> {
         let mut r = Recording::new(1, 0);
         for (k, s) in states.iter().enumerate() {
             r.push(0, k as u64, 1, *s);
