@@ -1,9 +1,11 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
-//! instant run in the order they were scheduled and every run is deterministic.
+//! The event queue, ordered by (time, insertion sequence), so events at the same instant run in
+//! the order they were scheduled and every run is deterministic.
 //!
-//! The heap stays small: packets in propagation wait in a FIFO per distinct link delay (see
-//! [`crate::delay_line`]), with only each FIFO's head on the heap, so its size grows with the
+//! It stays small: packets in propagation wait in a FIFO per distinct link delay (see
+//! [`crate::delay_line`]), with only each FIFO's head in the queue, so its size grows with the
 //! number of busy transmitters and flows rather than with the packets in flight.
+
+use std::collections::BinaryHeap;
 
 use tcpstart_cc::Instant;
 
@@ -101,23 +103,39 @@ impl Packed {
     }
 }
 
-impl Entry {
-    fn at(&self) -> Instant {
-        Instant((self.key >> 64) as u64)
+// Ordered by key, reversed: `BinaryHeap` hands out its greatest entry, which is then the earliest.
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        other.key.cmp(&self.key)
     }
 }
 
-/// The event queue: two heaps over one order. Packet events (transmissions ending, arrivals) are
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Entry {}
+
+/// The event queue: two queues over one order. Packet events (transmissions ending, arrivals) are
 /// almost every event but only a third of the entries: the other two thirds are the connections'
 /// timers, which rarely fire (every ACK re-arms the retransmission timer without a new entry) and,
 /// being far in the future, sat at the bottom of a shared heap, where every removal of the minimum
-/// took one of them from the last place to the root and sank it back through every level. Both
-/// heaps share the sequence numbers and the smaller of their two minima is taken, so entries
-/// leave in exactly the order of a single heap.
+/// took one of them from the last place to the root and sank it back through every level. The
+/// packet events have a [`PacketQueue`] of their own, the rest a heap; both share the sequence
+/// numbers and the smaller of their two minima is taken, so entries leave in exactly the order of
+/// a single queue.
 #[derive(Default)]
 pub struct EventQueue {
-    packets: Heap,
-    others: Heap,
+    packets: PacketQueue,
+    others: BinaryHeap<Entry>,
     next_seq: u64,
     now: Instant,
     popped: u64,
@@ -157,124 +175,83 @@ impl EventQueue {
         }
     }
 
-    pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        let entry = if self.others_first()? {
-            // Removed at once: the deferral pays off only when the next event is scheduled
-            // into the same heap, which a timer rarely does.
-            let entry = self.others.take();
-            self.others.remove_taken();
-            entry
-        } else {
-            self.packets.take()
-        };
-        let at = entry.at();
+    /// Removes and returns the next event, if there is one at or before `until`.
+    #[inline]
+    pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
+        let packet = self.packets.min().map_or(u128::MAX, |e| e.key);
+        let other = self.others.peek().map_or(u128::MAX, |e| e.key);
+        let key = packet.min(other);
+        let at = Instant((key >> 64) as u64);
+        if key == u128::MAX || until.is_some_and(|u| at > u) {
+            return None;
+        }
+        let entry = if other < packet { self.others.pop() } else { self.packets.pop() }?;
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
         Some((at, entry.ev.event()))
     }
 
-    pub fn peek_time(&mut self) -> Option<Instant> {
-        let heap = if self.others_first()? { &self.others } else { &self.packets };
-        Some(heap.heap[0].at())
-    }
-
-    /// Whether the next event is in `others` rather than `packets`; `None` when both are empty.
-    fn others_first(&mut self) -> Option<bool> {
-        self.packets.remove_taken();
-        let others = self.others.heap.first().map_or(u128::MAX, |e| e.key);
-        match self.packets.heap.first() {
-            Some(p) => Some(others < p.key),
-            None => (others != u128::MAX).then_some(true),
-        }
+    /// Removes and returns the next event.
+    pub fn pop(&mut self) -> Option<(Instant, Event)> {
+        self.pop_until(None)
     }
 }
 
-/// A binary min-heap of entries whose removal of the minimum is deferred: most events schedule
-/// another one, often the next minimum (a transmission ending), which then takes the removed
-/// minimum's place without any sift. The order in which entries leave is the same as any heap's,
-/// since keys are unique.
+/// The pending packet events, a transmission end per busy link and a head per delay line: a
+/// handful in a dumbbell (3-5 in B1), kept sorted by decreasing key, so that removing the minimum
+/// is a pop and inserting one a short walk from the end. A binary heap of so few entries spent
+/// a fifth of B1's instructions sifting. When more are pending (hundreds of busy links), they
+/// go to a heap, back to the sorted array when few are left again.
 #[derive(Default)]
-struct Heap {
-    heap: Vec<Entry>,
-    /// `heap[0]` has been handed out by `take` and is still in place.
-    top_taken: bool,
+struct PacketQueue {
+    /// Decreasing keys, the minimum last; empty while `many` is in use.
+    few: Vec<Entry>,
+    many: BinaryHeap<Entry>,
 }
 
-impl Heap {
+impl PacketQueue {
+    /// Above this many, the entries go to the heap; at `FEW` or fewer, back to the array.
+    const MANY: usize = 64;
+    const FEW: usize = 16;
+
+    #[inline]
+    fn min(&self) -> Option<&Entry> {
+        if self.many.is_empty() {
+            self.few.last()
+        } else {
+            self.many.peek()
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        if self.many.is_empty() {
+            return self.few.pop();
+        }
+        let entry = self.many.pop();
+        if self.many.len() <= Self::FEW {
+            // Ascending in the heap's order is decreasing in key (see `Entry`'s `Ord`).
+            self.few = std::mem::take(&mut self.many).into_sorted_vec();
+        }
+        entry
+    }
+
+    #[inline]
     fn push(&mut self, entry: Entry) {
-        debug_assert!(!self.top_taken || entry.key > self.heap[0].key, "the queue runs forward");
-        if self.top_taken {
-            // The entry takes the place of the one handed out only if it is the new minimum, so
-            // nothing moves; a later one goes in at the bottom, where most stay, and the taken
-            // entry is removed at the next pop. (A new key is never below the taken one: times
-            // are never in the past and a reserved place is only used once its predecessor on
-            // the same link has left.)
-            let children = &self.heap[1..self.heap.len().min(3)];
-            if children.iter().all(|c| entry.key < c.key) {
-                self.top_taken = false;
-                self.heap[0] = entry;
-                return;
+        if !self.many.is_empty() {
+            self.many.push(entry);
+        } else if self.few.len() < Self::MANY {
+            // New events are mostly the next ones due (a transmission ending), near the end.
+            let mut i = self.few.len();
+            while i > 0 && self.few[i - 1].key < entry.key {
+                i -= 1;
             }
+            self.few.insert(i, entry);
+        } else {
+            self.many = BinaryHeap::from(std::mem::take(&mut self.few));
+            self.many.push(entry);
         }
-        self.heap.push(entry);
-        self.sift_up(self.heap.len() - 1);
-    }
-
-    /// Hands out the minimum of a non-empty heap, leaving it in place until the next `push` or
-    /// `remove_taken`.
-    fn take(&mut self) -> Entry {
-        self.top_taken = true;
-        self.heap[0]
-    }
-
-    /// Completes the removal of the entry `take` handed out, if nothing took its place.
-    fn remove_taken(&mut self) {
-        if !std::mem::take(&mut self.top_taken) {
-            return;
-        }
-        let last = self.heap.pop().expect("the taken entry is in the heap");
-        if !self.heap.is_empty() {
-            self.heap[0] = last;
-            self.sift_down(0);
-        }
-    }
-
-    fn sift_up(&mut self, mut i: usize) {
-        let heap = &mut self.heap[..=i];
-        let entry = heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if heap[parent].key <= entry.key {
-                break;
-            }
-            heap[i] = heap[parent];
-            i = parent;
-        }
-        heap[i] = entry;
-    }
-
-    fn sift_down(&mut self, mut i: usize) {
-        let heap = &mut self.heap[..];
-        let entry = heap[i];
-        // While both children exist; `child + 1 < len` lets the compiler drop the bounds checks.
-        let mut child = 2 * i + 1;
-        while child + 1 < heap.len() {
-            child += (heap[child + 1].key < heap[child].key) as usize;
-            if entry.key <= heap[child].key {
-                heap[i] = entry;
-                return;
-            }
-            heap[i] = heap[child];
-            i = child;
-            child = 2 * i + 1;
-        }
-        // A last, only child.
-        if child < heap.len() && heap[child].key < entry.key {
-            heap[i] = heap[child];
-            i = child;
-        }
-        heap[i] = entry;
     }
 }
 
@@ -350,6 +327,29 @@ mod tests {
         // By hand: pop 1 (t10), add 5 (t25); pop 3 (t20), add 6 (t25, after 5 among the ties);
         // pop 5, add 7 (t60); then 6, 0 (t30), 4 (t40), 2 (t50), 7.
         assert_eq!(flows, vec![1, 3, 5, 6, 0, 4, 2, 7]);
+    }
+
+    #[test]
+    fn the_packet_queue_keeps_its_order_across_its_array_and_heap() {
+        use rand::Rng;
+        // Grows past `MANY` (into the heap), shrinks to `FEW` (back to the array), grows again.
+        let mut rng = rand_pcg::Pcg64Mcg::new(9);
+        let mut q = PacketQueue::default();
+        let mut model = std::collections::BTreeSet::new();
+        let entry = |key: u128| Entry { key, ev: Packed(0) };
+        for (pushes, pops) in [(100, 0), (0, 90), (80, 0), (0, 90)] {
+            for _ in 0..pushes {
+                let key = rng.gen_range(0..1u128 << 70);
+                q.push(entry(key));
+                model.insert(key);
+            }
+            for _ in 0..pops {
+                assert_eq!(q.min().map(|e| e.key), model.first().copied());
+                assert_eq!(q.pop().map(|e| e.key), model.pop_first());
+            }
+            assert_eq!(q.many.is_empty(), model.len() <= PacketQueue::MANY, "{} pending", model.len());
+        }
+        assert!(q.pop().is_none() && model.is_empty());
     }
 
     #[test]

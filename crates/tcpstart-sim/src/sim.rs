@@ -197,15 +197,12 @@ impl Simulation {
     /// source has stopped and its last datagram has been delivered or dropped.
     pub fn run(&mut self) {
         let limit = self.scenario.duration.map(|d| Instant::ZERO + d);
-        while let Some(at) = self.events.peek_time() {
-            if limit.is_some_and(|l| at > l) {
-                break;
-            }
+        loop {
             if limit.is_none() && self.finished == self.conns.len() && self.udp_active == 0 && self.udp_in_network == 0
             {
                 break;
             }
-            let (now, ev) = self.events.pop().expect("peeked");
+            let Some((now, ev)) = self.events.pop_until(limit) else { break };
             self.dispatch(now, ev);
         }
         self.end = match limit {
