@@ -166,6 +166,7 @@ impl EventQueue {
     }
 
     /// Schedules `ev` at `at` in the place `seq` taken earlier with [`EventQueue::reserve`].
+    #[inline(always)]
     pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
         assert!(at >= self.now, "event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
@@ -229,6 +230,12 @@ impl PacketQueue {
         if self.many.is_empty() {
             return self.few.pop();
         }
+        self.pop_many()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pop_many(&mut self) -> Option<Entry> {
         let entry = self.many.pop();
         if self.many.len() <= Self::FEW {
             // Ascending in the heap's order is decreasing in key (see `Entry`'s `Ord`).
@@ -239,19 +246,28 @@ impl PacketQueue {
 
     #[inline]
     fn push(&mut self, entry: Entry) {
-        if !self.many.is_empty() {
-            self.many.push(entry);
-        } else if self.few.len() < Self::MANY {
-            // New events are mostly the next ones due (a transmission ending), near the end.
-            let mut i = self.few.len();
-            while i > 0 && self.few[i - 1].key < entry.key {
-                i -= 1;
-            }
-            self.few.insert(i, entry);
-        } else {
-            self.many = BinaryHeap::from(std::mem::take(&mut self.few));
-            self.many.push(entry);
+        if !self.many.is_empty() || self.few.len() == Self::MANY {
+            return self.push_many(entry);
         }
+        // New events are mostly the next ones due (a transmission ending), near the end: the
+        // entries due before it move up one by one (a call to `memmove` cost more).
+        self.few.push(entry);
+        let few = &mut self.few[..];
+        let mut i = few.len() - 1;
+        while i > 0 && few[i - 1].key < entry.key {
+            few[i] = few[i - 1];
+            i -= 1;
+        }
+        few[i] = entry;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_many(&mut self, entry: Entry) {
+        if self.many.is_empty() {
+            self.many = BinaryHeap::from(std::mem::take(&mut self.few));
+        }
+        self.many.push(entry);
     }
 }
 
