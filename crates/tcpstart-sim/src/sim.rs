@@ -74,6 +74,8 @@ pub struct Simulation {
     pub packet_trace: Option<PacketTrace>,
     /// Capture writers by link index, for the links the scenario asked to capture.
     pub captures: Vec<Option<PcapWriter>>,
+    /// Some flow has scripted drops: only then are data packets counted at the bottleneck.
+    scripted_drops: bool,
     end: Instant,
 }
 
@@ -145,8 +147,10 @@ impl Simulation {
             .chain(udp.iter().map(|u| (u.spec.host, u.spec.direction)));
         let paths = ends.map(|(host, data)| [route(host, data), route(host, data.flip())]).collect();
         let captures = links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
+        let scripted_drops = scenario.flows.iter().any(|f| !f.drop_transmissions.is_empty());
         Simulation {
             captures,
+            scripted_drops,
             flow_trace: FlowTrace::new(scenario.flows.len(), scenario.trace.interval),
             queue_trace: QueueTrace::new(links.len(), scenario.trace.queue_interval),
             packet_trace: scenario.trace.packets.then(PacketTrace::default),
@@ -344,7 +348,7 @@ impl Simulation {
 
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
         // Data segments only travel their flow's data direction, so either bottleneck is theirs.
-        if (link == BOTTLENECK || link == BOTTLENECK_REV) && self.scripted_drop(slot) {
+        if self.scripted_drops && (link == BOTTLENECK || link == BOTTLENECK_REV) && self.scripted_drop(slot) {
             self.drop_packet(now, slot, link);
             return;
         }
