@@ -348,22 +348,28 @@ mod tests {
     #[test]
     fn the_packet_queue_keeps_its_order_across_its_array_and_heap() {
         use rand::Rng;
-        // Grows past `MANY` (into the heap), shrinks to `FEW` (back to the array), grows again.
+        // Grows past `MANY` (into the heap), shrinks but not to `FEW` (still the heap), grows,
+        // shrinks to `FEW` (back to the array), grows again.
         let mut rng = rand_pcg::Pcg64Mcg::new(9);
         let mut q = PacketQueue::default();
         let mut model = std::collections::BTreeSet::new();
+        // Which of the two holds the entries: the heap from `MANY` + 1 on, until `FEW` are left.
+        let mut in_heap = false;
         let entry = |key: u128| Entry { key, ev: Packed(0) };
-        for (pushes, pops) in [(100, 0), (0, 90), (80, 0), (0, 90)] {
+        for (pushes, pops) in [(100, 0), (0, 60), (30, 0), (0, 60), (80, 0), (0, 90)] {
             for _ in 0..pushes {
                 let key = rng.gen_range(0..1u128 << 70);
                 q.push(entry(key));
                 model.insert(key);
+                in_heap |= model.len() > PacketQueue::MANY;
+                assert_eq!(!q.many.is_empty(), in_heap, "{} pending", model.len());
             }
             for _ in 0..pops {
                 assert_eq!(q.min().map(|e| e.key), model.first().copied());
                 assert_eq!(q.pop().map(|e| e.key), model.pop_first());
+                in_heap &= model.len() > PacketQueue::FEW;
+                assert_eq!(!q.many.is_empty(), in_heap, "{} pending", model.len());
             }
-            assert_eq!(q.many.is_empty(), model.len() <= PacketQueue::MANY, "{} pending", model.len());
         }
         assert!(q.pop().is_none() && model.is_empty());
     }

@@ -10,7 +10,10 @@
 use integer_encoding::VarInt;
 
 /// A state a recording packs: written as its differences from the same key's previous state.
-pub(crate) trait PackedState: Copy + PartialEq + Default {
+pub(crate) trait PackedState: Copy + Default {
+    /// The two states write the same row, bit for bit (the sign of a zero included, which `==`
+    /// on floats ignores): only then may a run of one continue a run of the other.
+    fn identical(&self, other: &Self) -> bool;
     /// Appends `self` as differences from `prev`. `names` holds the strings a state refers to
     /// (phase names), written as their index there.
     fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>);
@@ -62,7 +65,7 @@ impl<S: PackedState> Recording<S> {
         self.rows += count as usize;
         let open = &mut self.open[key as usize];
         if let Some(run) = open {
-            if self.step != 0 && first == run.first + run.count * self.step && run.state == state {
+            if self.step != 0 && first == run.first + run.count * self.step && run.state.identical(&state) {
                 run.count += count;
                 return;
             }
@@ -184,6 +187,9 @@ mod tests {
     }
 
     impl PackedState for S {
+        fn identical(&self, other: &Self) -> bool {
+            self == other
+        }
         fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
             put_change(out, self.x, prev.x);
             put(out, names.index(self.name));

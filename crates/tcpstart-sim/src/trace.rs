@@ -394,6 +394,14 @@ impl Sampled for FlowSample {
 }
 
 impl PackedState for FlowSample {
+    fn identical(&self, o: &Self) -> bool {
+        let bits = |x: &FlowSample| {
+            let counts = (x.cwnd, x.ssthresh, x.inflight, x.delivered, x.retransmissions);
+            (counts, x.srtt, x.rtt, x.pacing_rate.map(f64::to_bits))
+        };
+        bits(self) == bits(o) && same_phase(self.phase, o.phase)
+    }
+
     fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
         put_change(out, self.cwnd, prev.cwnd);
         put_change(out, self.ssthresh, prev.ssthresh);
@@ -443,6 +451,17 @@ impl Phases {
         self.codes.extend(repeat_n(code, n));
     }
 
+    /// Renumbers the names in the order of their first row (rows put in another order keep
+    /// their codes, numbered in the order they were appended).
+    fn number_by_first_row(&mut self) {
+        let old = std::mem::take(&mut self.names);
+        let mut new_code = vec![None; old.all().len()];
+        for code in &mut self.codes {
+            let new = new_code[*code as usize].get_or_insert_with(|| self.names.index(old.get(*code as u64)) as u8);
+            *code = *new;
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.codes.len()
     }
@@ -456,7 +475,7 @@ impl Phases {
         &self.codes
     }
 
-    /// The phases in the order they were first written.
+    /// The phases in the order of their first row.
     pub fn names(&self) -> &[&'static str] {
         self.names.all()
     }
@@ -543,6 +562,7 @@ impl Table<FlowSample> for FlowTable {
             );
             permute(&mut [&mut self.flow], &order);
             permute(&mut [&mut self.phase.codes], &order);
+            self.phase.number_by_first_row();
         }
     }
 }
@@ -633,6 +653,10 @@ impl Sampled for QueueState {
 }
 
 impl PackedState for QueueState {
+    fn identical(&self, o: &Self) -> bool {
+        self == o
+    }
+
     fn pack(&self, prev: &Self, _: &mut Names, out: &mut Vec<u8>) {
         put_change(out, self.packets, prev.packets);
         put_change(out, self.bytes, prev.bytes);
@@ -792,6 +816,7 @@ impl PacketTrace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recording::Repeat;
     use proptest::prelude::*;
 
     fn ms(x: f64) -> Instant {
@@ -1017,6 +1042,54 @@ mod tests {
         fn queue_states_read_back_exactly(states in prop::collection::vec((any::<u64>(), any::<u64>(), any_duration()), 1..40)) {
             let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn }).collect();
             prop_assert_eq!(round_trip(&states), states);
+        }
+    }
+
+    #[test]
+    fn phase_codes_follow_the_first_row_of_each_phase() {
+        let mut tr = Flows::new(2, Duration::from_millis(1));
+        // Flow 0 stays in one state (a run left open to the end); flow 1's runs close first.
+        tr.record(ms(0.0), 0, sample(10, "x"));
+        for (t, cwnd) in [(0.5, 10), (1.5, 20), (2.5, 30)] {
+            tr.record(ms(t), 1, sample(cwnd, "y"));
+        }
+        tr.flush(ms(3.0));
+        let table = tr.trace.table();
+        assert_eq!(table.phase.names(), ["x", "y"]);
+        assert_eq!(table.phase.iter().take(2).copied().collect::<Vec<_>>(), ["x", "y"]);
+    }
+
+    /// Each of two keys' rows on a 10 ns grid, as (time, cwnd, pacing rate's bits).
+    fn rows_of(runs: impl Iterator<Item = (u32, Repeat<FlowSample>)>) -> [Vec<(u64, u64, u64)>; 2] {
+        let mut rows = [Vec::new(), Vec::new()];
+        for (key, r) in runs {
+            for k in 0..r.count {
+                rows[key as usize].push((r.first + k * 10, r.state.cwnd, r.state.pacing_rate.map_or(1, f64::to_bits)));
+            }
+        }
+        rows
+    }
+
+    proptest! {
+        #[test]
+        fn a_recording_reads_back_every_row_bit_for_bit(
+            steps in prop::collection::vec((0..2u32, 0..3u64, 1..4u64, 0..2u64, 0..4usize), 1..60)
+        ) {
+            let pacing = [None, Some(0.0), Some(-0.0), Some(f64::NAN)];
+            let mut r = Recording::new(2, 10);
+            let mut pushes = Vec::new();
+            let mut next = [0u64; 2];
+            for (key, gap, count, cwnd, rate) in steps {
+                // On the grid (10 ns apart) after `gap` skipped ticks, or 3 ns off it.
+                let first = next[key as usize] + gap * 10 + if gap == 2 { 3 } else { 0 };
+                let s = FlowSample { cwnd, pacing_rate: pacing[rate], phase: "p", ..FlowSample::default() };
+                r.push(key, first, count, s);
+                pushes.push((key, first, count, s));
+                next[key as usize] = first + count * 10;
+            }
+            // Pushes of a few states (pacing rates 0, -0 and NaN among them) on and off the grid.
+            let expected = rows_of(pushes.iter().map(|&(key, first, count, state)| (key, Repeat { first, count, state })));
+            prop_assert_eq!(rows_of(r.runs()), expected);
         }
     }
 

@@ -80,7 +80,7 @@ pub struct SenderStats {
 }
 
 /// One point of the per-flow time series.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct FlowSample {
     pub cwnd: u64,
     pub ssthresh: u64,
