@@ -192,11 +192,6 @@ impl EventQueue {
         self.popped += 1;
         Some((at, entry.ev.event()))
     }
-
-    /// Removes and returns the next event.
-    pub fn pop(&mut self) -> Option<(Instant, Event)> {
-        self.pop_until(None)
-    }
 }
 
 /// The pending packet events, a transmission end per busy link and a head per delay line: a
@@ -298,7 +293,7 @@ mod tests {
         q.schedule(Instant(20), Event::FlowStart { flow: 0 });
         q.schedule(Instant(10), Event::FlowStart { flow: 1 });
         q.schedule(Instant(10), Event::FlowStart { flow: 2 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(None)).collect();
         assert_eq!(
             order,
             vec![
@@ -311,13 +306,27 @@ mod tests {
     }
 
     #[test]
+    fn events_after_the_limit_stay_in_the_queue() {
+        let mut q = EventQueue::default();
+        q.schedule(Instant(20), Event::TransmitDone { link: 0 });
+        q.schedule(Instant(10), Event::Timer { flow: 0, timer: TimerKind::Retransmit });
+        q.schedule(Instant(15), Event::Arrive { line: 0 });
+        let limit = Some(Instant(15));
+        assert_eq!(q.pop_until(limit).map(|(t, _)| t), Some(Instant(10)));
+        assert_eq!(q.pop_until(limit).map(|(t, _)| t), Some(Instant(15)), "an event at the limit is due");
+        assert_eq!(q.pop_until(limit), None);
+        assert_eq!(q.now(), Instant(15));
+        assert_eq!(q.pop_until(None), Some((Instant(20), Event::TransmitDone { link: 0 })));
+    }
+
+    #[test]
     fn reserved_places_keep_their_order_among_ties() {
         let mut q = EventQueue::default();
         let early = q.reserve();
         q.schedule(Instant(10), Event::FlowStart { flow: 1 });
         q.schedule_reserved(Instant(10), early, Event::FlowStart { flow: 0 });
-        assert_eq!(q.pop(), Some((Instant(10), Event::FlowStart { flow: 0 })));
-        assert_eq!(q.pop(), Some((Instant(10), Event::FlowStart { flow: 1 })));
+        assert_eq!(q.pop_until(None), Some((Instant(10), Event::FlowStart { flow: 0 })));
+        assert_eq!(q.pop_until(None), Some((Instant(10), Event::FlowStart { flow: 1 })));
     }
 
     #[test]
@@ -329,10 +338,10 @@ mod tests {
         let mut order = Vec::new();
         // Each pop is followed by a schedule (the common case), except the last two.
         for (t, flow) in [(25, 5), (25, 6), (60, 7)] {
-            order.push(q.pop().unwrap());
+            order.push(q.pop_until(None).unwrap());
             q.schedule(Instant(t), Event::FlowStart { flow });
         }
-        order.extend(std::iter::from_fn(|| q.pop()));
+        order.extend(std::iter::from_fn(|| q.pop_until(None)));
         let flows: Vec<u32> = order
             .iter()
             .map(|(_, ev)| match ev {
@@ -379,7 +388,7 @@ mod tests {
     fn scheduling_in_the_past_is_refused() {
         let mut q = EventQueue::default();
         q.schedule(Instant(10), Event::FlowStart { flow: 0 });
-        q.pop();
+        q.pop_until(None);
         q.schedule(Instant(5), Event::FlowStart { flow: 0 });
     }
 
@@ -418,7 +427,7 @@ mod tests {
                 }
             }
             if rng.gen_bool(0.5) || i == 49_999 {
-                while let Some(got) = q.pop() {
+                while let Some(got) = q.pop_until(None) {
                     let (key, ev) = pending.pop_first().expect("as many events as scheduled");
                     assert_eq!(got, (key.0, ev), "pop {pops}");
                     last = key;

@@ -22,7 +22,7 @@ pub(crate) trait PackedState: Copy + Default {
 }
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Repeat<S> {
     pub first: u64,
     pub count: u64,
