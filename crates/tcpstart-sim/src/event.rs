@@ -152,6 +152,7 @@ impl EventQueue {
     }
 
     /// Schedules `ev` at `at`; times in the past are a simulator bug.
+    #[inline]
     pub fn schedule(&mut self, at: Instant, ev: Event) {
         let seq = self.reserve();
         self.schedule_reserved(at, seq, ev);
@@ -160,6 +161,7 @@ impl EventQueue {
     /// Takes the next place in the order of same-time events, for an event that is put on the
     /// heap later: the packets propagating wait in a FIFO of their delay line and only its head
     /// is on the heap, yet every packet keeps the place it would have had on the heap itself.
+    #[inline]
     pub fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq - 1
