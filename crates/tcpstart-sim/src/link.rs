@@ -355,10 +355,9 @@ impl Link {
         self.account_queue(now);
         let before = dropped.len();
         let next = self.queue.dequeue(now, dropped);
-        for i in before..dropped.len() {
+        for pkt in &dropped[before..] {
             self.stats.count_drop(DropCause::Early);
-            let pkt = dropped[i];
-            self.left_queue(&pkt);
+            self.left_queue(pkt);
         }
         if let Some(p) = &next {
             self.left_queue(p);
