@@ -15,6 +15,17 @@ pub enum PacketKind {
     Udp,
 }
 
+impl PacketKind {
+    /// Which way a packet of this kind travels: SYNs, data and UDP datagrams from the flow's
+    /// sender, SYN-ACKs and ACKs back.
+    pub fn dir(self) -> Direction {
+        match self {
+            PacketKind::Syn | PacketKind::Data | PacketKind::Udp => Direction::Forward,
+            PacketKind::SynAck | PacketKind::Ack => Direction::Reverse,
+        }
+    }
+}
+
 /// Which way a packet travels on its flow's path; for a flow or UDP source as a whole, which way
 /// its data goes (forward: from the senders' side of the dumbbell to the receivers' side).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
@@ -87,8 +98,6 @@ pub struct Packet {
     /// identification field of a capture, its only reader.
     pub id: u16,
     pub kind: PacketKind,
-    /// Index of the link the packet is on, within its route.
-    pub hop: u8,
     pub sack_count: u8,
     /// Set on retransmitted data segments.
     pub retransmission: bool,
@@ -125,13 +134,9 @@ impl Packet {
         self.options = self.options & !OPT_ECHO | if echo.is_some() { OPT_ECHO } else { 0 };
     }
 
-    /// Which way the packet travels: SYNs, data and UDP datagrams from the flow's sender,
-    /// SYN-ACKs and ACKs back.
+    /// Which way the packet travels (see [`PacketKind::dir`]).
     pub fn dir(&self) -> Direction {
-        match self.kind {
-            PacketKind::Syn | PacketKind::Data | PacketKind::Udp => Direction::Forward,
-            PacketKind::SynAck | PacketKind::Ack => Direction::Reverse,
-        }
+        self.kind.dir()
     }
 
     /// Bytes on the wire: payload, IP and TCP headers, and options.

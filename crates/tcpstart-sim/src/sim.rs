@@ -331,7 +331,6 @@ impl Simulation {
         // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
         pkt.id = self.counters.created as u16;
         pkt.flow = flow;
-        pkt.hop = 0;
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
             let ev = match (dir, pkt.retransmission) {
@@ -352,10 +351,10 @@ impl Simulation {
             self.drop_packet(now, slot, link);
             return;
         }
-        let pkt = self.pool.get(slot);
-        if pkt.kind == PacketKind::Ack {
+        let route = self.pool.route(slot);
+        if route.kind == PacketKind::Ack {
             if let Some(element) = self.links[link as usize].compressor.as_mut() {
-                let flow = pkt.flow;
+                let flow = route.flow;
                 if let Some(due) = element.hold(now, flow, slot) {
                     self.events.schedule(due, Event::AckRelease { link, flow });
                 }
@@ -382,7 +381,7 @@ impl Simulation {
 
     /// Hands a packet to the link's queue discipline and transmitter.
     fn enter_link(&mut self, now: Instant, link: u32, slot: u32) {
-        let bytes = self.pool.get(slot).wire_bytes();
+        let bytes = self.pool.route(slot).wire_bytes;
         let l = &mut self.links[link as usize];
         match l.offer(now, slot, bytes) {
             Offer::Transmitting(d) => {
@@ -397,13 +396,13 @@ impl Simulation {
     }
 
     fn scripted_drop(&mut self, slot: u32) -> bool {
-        let pkt = self.pool.get(slot);
-        if pkt.kind != PacketKind::Data {
+        let route = self.pool.route(slot);
+        if route.kind != PacketKind::Data {
             return false;
         }
-        let conn = &mut self.conns[pkt.flow as usize];
+        let conn = &mut self.conns[route.flow as usize];
         conn.bottleneck_data += 1;
-        self.scenario.flows[pkt.flow as usize].drop_transmissions.binary_search(&conn.bottleneck_data).is_ok()
+        self.scenario.flows[route.flow as usize].drop_transmissions.binary_search(&conn.bottleneck_data).is_ok()
     }
 
     /// Packets are captured as their first bit goes onto the link.
@@ -467,16 +466,16 @@ impl Simulation {
             self.events.schedule_reserved(n.at, n.seq, Event::Arrive { line });
         }
         self.counters.propagating -= 1;
-        let pkt = self.pool.get_mut(slot);
-        pkt.hop += 1;
-        let (hop, flow, dir) = (pkt.hop as usize, pkt.flow, pkt.dir());
+        let route = self.pool.route_mut(slot);
+        route.hop += 1;
+        let (hop, flow, dir) = (route.hop as usize, route.flow, route.kind.dir());
         let path = self.path(flow, dir);
         if hop < path.len() {
             self.offer(now, path[hop], slot);
             return;
         }
         self.counters.delivered += 1;
-        if self.pool.get(slot).kind == PacketKind::Udp {
+        if self.pool.route(slot).kind == PacketKind::Udp {
             let pkt = self.pool.remove(slot);
             if let Some(tr) = self.packet_trace.as_mut() {
                 tr.record(now, PacketEvent::Arrive, &pkt, None);
