@@ -469,9 +469,9 @@ impl Simulation {
         let route = self.pool.route_mut(slot);
         route.hop += 1;
         let (hop, flow, dir) = (route.hop as usize, route.flow, route.kind.dir());
-        let path = self.path(flow, dir);
-        if hop < path.len() {
-            self.offer(now, path[hop], slot);
+        // The next link read in place: a copy of the path went through the stack.
+        if let Some(&next) = self.paths[flow as usize][dir as usize].get(hop) {
+            self.offer(now, next, slot);
             return;
         }
         self.counters.delivered += 1;
