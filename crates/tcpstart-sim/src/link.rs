@@ -321,13 +321,16 @@ impl Link {
     /// [passes idle arrivals](QueueDiscipline::passes_idle_arrivals) (drop-tail) is skipped then.
     #[inline]
     pub fn offer(&mut self, now: Instant, slot: u32, bytes: u32) -> Offer {
-        let pkt = Queued { slot, bytes, enqueued: now };
         self.stats.arrivals += 1;
         self.account_queue(now);
         if self.transmitting.is_none() && self.queue_passes_idle {
-            // The queue is empty while the transmitter is idle (it takes the head at once).
-            return Offer::Transmitting(self.start(now, pkt));
+            // The queue is empty while the transmitter is idle (it takes the head at once). The
+            // packet is built here, apart from the one handed to the discipline below, which
+            // goes through memory: copied from there whole after being written field by field,
+            // it stalled the store forwarding.
+            return Offer::Transmitting(self.start(now, Queued { slot, bytes, enqueued: now }));
         }
+        let pkt = Queued { slot, bytes, enqueued: now };
         if let Some(cause) = self.queue.enqueue(now, pkt).drop_cause() {
             self.stats.count_drop(cause);
             return Offer::Dropped(cause);
