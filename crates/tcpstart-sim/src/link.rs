@@ -324,14 +324,10 @@ impl Link {
         self.stats.arrivals += 1;
         self.account_queue(now);
         if self.transmitting.is_none() && self.queue_passes_idle {
-            // The queue is empty while the transmitter is idle (it takes the head at once). The
-            // packet is built here, apart from the one handed to the discipline below, which
-            // goes through memory: copied from there whole after being written field by field,
-            // it stalled the store forwarding.
+            // The queue is empty while the transmitter is idle (it takes the head at once).
             return Offer::Transmitting(self.start(now, Queued { slot, bytes, enqueued: now }));
         }
-        let pkt = Queued { slot, bytes, enqueued: now };
-        if let Some(cause) = self.queue.enqueue(now, pkt).drop_cause() {
+        if let Some(cause) = self.queue.enqueue(now, slot, bytes).drop_cause() {
             self.stats.count_drop(cause);
             return Offer::Dropped(cause);
         }
@@ -408,8 +404,8 @@ mod tests {
     struct GeneralDropTail(DropTail);
 
     impl QueueDiscipline for GeneralDropTail {
-        fn enqueue(&mut self, now: Instant, pkt: Queued) -> crate::queue::Admission {
-            self.0.enqueue(now, pkt)
+        fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> crate::queue::Admission {
+            self.0.enqueue(now, slot, bytes)
         }
         fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued> {
             self.0.dequeue(now, dropped)

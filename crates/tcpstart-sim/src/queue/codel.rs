@@ -85,9 +85,9 @@ impl CoDel {
 }
 
 impl QueueDiscipline for CoDel {
-    fn enqueue(&mut self, _now: Instant, pkt: Queued) -> Admission {
-        self.max_packet = self.max_packet.max(pkt.bytes);
-        self.fifo.push(pkt)
+    fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> Admission {
+        self.max_packet = self.max_packet.max(bytes);
+        self.fifo.push(Queued { slot, bytes, enqueued: now })
     }
 
     fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued> {
@@ -138,7 +138,6 @@ impl QueueDiscipline for CoDel {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pkt;
     use super::*;
 
     const MS: u64 = 1_000_000;
@@ -152,7 +151,7 @@ mod tests {
         let mut drops = Vec::new();
         while next_service < until_ms * MS {
             if next_arrival <= next_service {
-                q.enqueue(Instant(next_arrival), pkt(slot, 1500, next_arrival));
+                q.enqueue(Instant(next_arrival), slot, 1500);
                 slot += 1;
                 next_arrival += gap;
             } else {
@@ -192,7 +191,7 @@ mod tests {
         // Sojourn 50 ms, but only one packet stays queued at a time: below the "maximum packet".
         let mut d = Vec::new();
         for i in 0..100u64 {
-            q.enqueue(Instant(i * 50 * MS), pkt(i as u32, 1500, i * 50 * MS));
+            q.enqueue(Instant(i * 50 * MS), i as u32, 1500);
             q.dequeue(Instant((i + 1) * 50 * MS), &mut d);
         }
         assert!(d.is_empty());

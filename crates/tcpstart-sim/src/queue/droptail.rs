@@ -16,8 +16,8 @@ impl DropTail {
 }
 
 impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, _now: Instant, pkt: Queued) -> Admission {
-        self.fifo.push(pkt)
+    fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> Admission {
+        self.fifo.push(Queued { slot, bytes, enqueued: now })
     }
 
     fn dequeue(&mut self, _now: Instant, _dropped: &mut Vec<Queued>) -> Option<Queued> {
@@ -44,27 +44,27 @@ mod tests {
     #[test]
     fn packet_limit_drops_the_arrival_that_does_not_fit() {
         let mut q = DropTail::new(Limit::Packets(2));
-        assert_eq!(q.enqueue(T, pkt(1, 1500, 0)), Admission::Accepted);
-        assert_eq!(q.enqueue(T, pkt(2, 1500, 0)), Admission::Accepted);
-        assert_eq!(q.enqueue(T, pkt(3, 40, 0)), Admission::Overflow);
+        assert_eq!(q.enqueue(T, 1, 1500), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 2, 1500), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 3, 40), Admission::Overflow);
         assert_eq!(q.dequeue(T, &mut Vec::new()), Some(pkt(1, 1500, 0)));
-        assert_eq!(q.enqueue(T, pkt(4, 40, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 4, 40), Admission::Accepted);
         assert_eq!((q.len_packets(), q.len_bytes()), (2, 1540));
     }
 
     #[test]
     fn byte_limit_counts_sizes() {
         let mut q = DropTail::new(Limit::Bytes(3000));
-        assert_eq!(q.enqueue(T, pkt(1, 1500, 0)), Admission::Accepted);
-        assert_eq!(q.enqueue(T, pkt(2, 1460, 0)), Admission::Accepted);
-        assert_eq!(q.enqueue(T, pkt(3, 100, 0)), Admission::Overflow, "3060 bytes would exceed the limit");
-        assert_eq!(q.enqueue(T, pkt(4, 40, 0)), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 1, 1500), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 2, 1460), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 3, 100), Admission::Overflow, "3060 bytes would exceed the limit");
+        assert_eq!(q.enqueue(T, 4, 40), Admission::Accepted);
     }
 
     #[test]
     fn an_empty_queue_takes_a_packet_larger_than_its_byte_limit() {
         let mut q = DropTail::new(Limit::Bytes(1500));
-        assert_eq!(q.enqueue(T, pkt(1, 1512, 0)), Admission::Accepted);
-        assert_eq!(q.enqueue(T, pkt(2, 40, 0)), Admission::Overflow);
+        assert_eq!(q.enqueue(T, 1, 1512), Admission::Accepted);
+        assert_eq!(q.enqueue(T, 2, 40), Admission::Overflow);
     }
 }

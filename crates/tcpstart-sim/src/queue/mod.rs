@@ -56,8 +56,10 @@ impl Admission {
 }
 
 pub trait QueueDiscipline: Send {
-    /// Offers a packet arriving at `now`.
-    fn enqueue(&mut self, now: Instant, pkt: Queued) -> Admission;
+    /// Offers the packet in pool slot `slot`, `bytes` on the wire, arriving at `now`. It comes
+    /// as scalars, in registers: a [`Queued`] built field by field and passed through memory
+    /// was read back whole, a store-forwarding stall on every packet queued.
+    fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> Admission;
     /// The next packet to transmit at `now`. Packets the discipline drops on the way out (CoDel)
     /// are appended to `dropped`; they count as early drops.
     fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued>;

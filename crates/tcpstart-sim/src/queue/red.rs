@@ -145,14 +145,14 @@ impl Red {
 }
 
 impl QueueDiscipline for Red {
-    fn enqueue(&mut self, now: Instant, pkt: Queued) -> Admission {
+    fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> Admission {
         let queued = self.fifo.occupancy();
         // Arrivals the link could have served while idle each decay the average once.
         let idle_arrivals =
             self.idle_since.take().map_or(0.0, |since| (self.packets_per_sec * (now - since).as_secs_f64()).floor());
         self.avg = self.avg * (1.0 - self.p.weight).powf(idle_arrivals + 1.0) + self.p.weight * queued;
         self.count += 1;
-        self.count_bytes += pkt.bytes as u64;
+        self.count_bytes += bytes as u64;
 
         if self.avg >= self.min_th && queued > 1.0 {
             let hard = if self.p.gentle { 2.0 * self.max_th } else { self.max_th };
@@ -161,10 +161,10 @@ impl QueueDiscipline for Red {
             }
             if !self.above_min {
                 self.count = 1;
-                self.count_bytes = pkt.bytes as u64;
+                self.count_bytes = bytes as u64;
                 self.above_min = true;
             } else {
-                let p = self.spread(self.base_probability(), pkt.bytes);
+                let p = self.spread(self.base_probability(), bytes);
                 if self.rng.gen::<f64>() <= p {
                     self.count = 0;
                     self.count_bytes = 0;
@@ -174,7 +174,7 @@ impl QueueDiscipline for Red {
         } else {
             self.above_min = false;
         }
-        self.fifo.push(pkt)
+        self.fifo.push(Queued { slot, bytes, enqueued: now })
     }
 
     fn dequeue(&mut self, now: Instant, _dropped: &mut Vec<Queued>) -> Option<Queued> {
@@ -207,7 +207,7 @@ mod tests {
         // First arrival at t = 0: idle since 0 for no time, so one decay step of an empty queue.
         let mut expected = 0.0;
         for i in 0..20u32 {
-            assert_eq!(q.enqueue(Instant(0), pkt(i, 500, 0)), Admission::Accepted);
+            assert_eq!(q.enqueue(Instant(0), i, 500), Admission::Accepted);
             // The arrival sees i packets queued before it.
             expected = 0.9 * expected + 0.1 * i as f64;
             assert!((q.average() - expected).abs() < 1e-12, "arrival {i}: {} vs {expected}", q.average());
@@ -218,13 +218,13 @@ mod tests {
     fn an_idle_period_decays_the_average_by_the_packets_the_link_could_have_sent() {
         let mut q = red(RedParams { weight: 0.1, min_th: 100.0, max_th: 200.0, ..RedParams::default() });
         for i in 0..10 {
-            q.enqueue(Instant(0), pkt(i, 500, 0));
+            q.enqueue(Instant(0), i, 500);
         }
         while q.dequeue(Instant(MS), &mut Vec::new()).is_some() {}
         assert!(q.dequeue(Instant(MS), &mut Vec::new()).is_none(), "the queue went idle at 1 ms");
         let before = q.average();
         // 12 Mb/s in 500-byte packets is 3000 packets/s: 2 ms idle = 6 packet times, plus the arrival.
-        q.enqueue(Instant(3 * MS), pkt(99, 500, 3 * MS));
+        q.enqueue(Instant(3 * MS), 99, 500);
         let expected = before * 0.9f64.powi(7);
         assert!((q.average() - expected).abs() < 1e-12, "{} vs {expected}", q.average());
     }
@@ -236,7 +236,7 @@ mod tests {
             // With weight 1 the average is the queue seen by the arrival.
             let mut seen = Vec::new();
             for i in 0..40 {
-                seen.push((q.len_packets(), q.enqueue(Instant(0), pkt(i, 500, 0))));
+                seen.push((q.len_packets(), q.enqueue(Instant(0), i, 500)));
             }
             let first_forced = seen.iter().find(|(_, a)| *a == Admission::Forced).map(|(n, _)| *n as f64);
             assert_eq!(first_forced, Some(hard), "gentle = {gentle}");
@@ -287,7 +287,7 @@ mod tests {
                 let arrivals = 200_000;
                 let mut early = 0;
                 for i in 0..arrivals {
-                    match q.enqueue(Instant(0), pkt(i, 500, 0)) {
+                    match q.enqueue(Instant(0), i, 500) {
                         Admission::Accepted => {
                             q.dequeue(Instant(0), &mut Vec::new());
                         }
@@ -309,7 +309,7 @@ mod tests {
     fn nothing_is_dropped_below_min_th() {
         let mut q = red(RedParams { weight: 1.0, ..RedParams::default() });
         for i in 0..5 {
-            assert_eq!(q.enqueue(Instant(0), pkt(i, 500, 0)), Admission::Accepted);
+            assert_eq!(q.enqueue(Instant(0), i, 500), Admission::Accepted);
         }
         assert_eq!(q.count, 5);
     }
@@ -324,7 +324,7 @@ mod tests {
         let mut first_drop = None;
         for i in 0..100 {
             let queued = q.len_bytes();
-            let a = q.enqueue(Instant(0), pkt(i, 1000, 0));
+            let a = q.enqueue(Instant(0), i, 1000);
             if a != Admission::Accepted {
                 first_drop = Some((queued, a));
                 break;
