@@ -29,21 +29,28 @@ pub struct PacketPool {
 }
 
 impl PacketPool {
-    /// Stores `pkt`, on the first link of its path.
-    pub fn insert(&mut self, pkt: Packet) -> u32 {
-        let route = Route { flow: pkt.flow, wire_bytes: pkt.wire_bytes(), kind: pkt.kind, hop: 0 };
-        match self.free.pop() {
+    /// Stores `pkt` as a packet of `flow` with identification `id`, on the first link of its
+    /// path. The two are written into the slot after the packet, not into `pkt` before: the copy
+    /// reads the packet in 16-byte pieces, and a piece just written in part stalled the store
+    /// forwarding.
+    pub fn insert(&mut self, pkt: Packet, flow: u32, id: u16) -> u32 {
+        let route = Route { flow, wire_bytes: pkt.wire_bytes(), kind: pkt.kind, hop: 0 };
+        let slot = match self.free.pop() {
             Some(slot) => {
                 self.slots[slot as usize] = pkt;
-                self.routes[slot as usize] = route;
                 slot
             }
             None => {
                 self.slots.push(pkt);
-                self.routes.push(route);
+                self.routes.push(Route::default());
                 (self.slots.len() - 1) as u32
             }
-        }
+        };
+        let p = &mut self.slots[slot as usize];
+        p.flow = flow;
+        p.id = id;
+        self.routes[slot as usize] = route;
+        slot
     }
 
     pub fn get(&self, slot: u32) -> &Packet {

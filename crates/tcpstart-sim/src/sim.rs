@@ -326,22 +326,21 @@ impl Simulation {
         }
     }
 
-    fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, mut pkt: Packet) {
+    fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, pkt: Packet) {
         debug_assert_eq!(pkt.dir(), dir, "{:?} sent the wrong way", pkt.kind);
         // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
-        pkt.id = self.counters.created as u16;
-        pkt.flow = flow;
+        let slot = self.pool.insert(pkt, flow, self.counters.created as u16);
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
+            let pkt = self.pool.get(slot);
             let ev = match (dir, pkt.retransmission) {
                 (Direction::Forward, false) => PacketEvent::Send,
                 (Direction::Forward, true) => PacketEvent::Retransmit,
                 (Direction::Reverse, _) => PacketEvent::AckSend,
             };
-            tr.record(now, ev, &pkt, None);
+            tr.record(now, ev, pkt, None);
         }
         let first = self.path(flow, dir)[0];
-        let slot = self.pool.insert(pkt);
         self.offer(now, first, slot);
     }
 
