@@ -20,8 +20,8 @@ use crate::traffic::{stream, Stream};
 struct Connection {
     sender: Sender,
     receiver: Receiver,
-    /// Earliest pending event per timer kind. Timers are cancelled lazily: an event that fires
-    /// early finds no due deadline and does nothing.
+    /// Earliest pending event per timer kind, in [`TIMERS`] order. Timers are cancelled
+    /// lazily: an event that fires early finds no due deadline and does nothing.
     scheduled: [Option<Instant>; 3],
     drops: u64,
     /// Drops of this flow's data segments (the rest of `drops` are handshake packets and ACKs).
@@ -78,6 +78,9 @@ pub struct Simulation {
     scripted_drops: bool,
     end: Instant,
 }
+
+/// A connection's timers, in the order of [`Connection::scheduled`].
+const TIMERS: [TimerKind; 3] = [TimerKind::Retransmit, TimerKind::DelayedAck, TimerKind::Pacing];
 
 fn timer_index(kind: TimerKind) -> usize {
     match kind {
@@ -313,14 +316,11 @@ impl Simulation {
     fn sync_timers(&mut self, flow: u32) {
         let conn = &mut self.conns[flow as usize];
         let wanted = [conn.sender.rto_deadline, conn.receiver.delack_deadline, conn.sender.pace_deadline];
-        for (kind, deadline) in
-            [TimerKind::Retransmit, TimerKind::DelayedAck, TimerKind::Pacing].into_iter().zip(wanted)
-        {
-            let idx = timer_index(kind);
+        for (idx, deadline) in wanted.into_iter().enumerate() {
             if let Some(d) = deadline {
                 if conn.scheduled[idx].is_none_or(|s| d < s) {
                     conn.scheduled[idx] = Some(d);
-                    self.events.schedule(d, Event::Timer { flow, timer: kind });
+                    self.events.schedule(d, Event::Timer { flow, timer: TIMERS[idx] });
                 }
             }
         }
