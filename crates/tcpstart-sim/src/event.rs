@@ -84,21 +84,22 @@ impl Packed {
     #[inline]
     fn event(self) -> Event {
         let first = self.0 as u32;
-        let second = (self.0 >> 32) as u32 & ((1 << 29) - 1);
+        // Computed only by the kinds that have it: the packet events, nearly all, do not.
+        let second = || (self.0 >> 32) as u32 & ((1 << 29) - 1);
         match self.0 >> 61 {
             0 => Event::TransmitDone { link: first },
             1 => Event::Arrive { line: first },
             2 => Event::FlowStart { flow: first },
             3 => Event::Timer {
                 flow: first,
-                timer: match second {
+                timer: match second() {
                     0 => TimerKind::Retransmit,
                     1 => TimerKind::DelayedAck,
                     _ => TimerKind::Pacing,
                 },
             },
             4 => Event::UdpSend { source: first },
-            _ => Event::AckRelease { link: second, flow: first },
+            _ => Event::AckRelease { link: second(), flow: first },
         }
     }
 }
