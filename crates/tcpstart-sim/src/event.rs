@@ -399,6 +399,21 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "end of time")]
+    fn the_time_an_empty_queue_stands_for_is_refused() {
+        // `pop_until` reads u64::MAX as "nothing pending", so no event may be due then.
+        EventQueue::default().schedule(Instant(u64::MAX), Event::FlowStart { flow: 0 });
+    }
+
+    #[test]
+    fn the_last_possible_time_is_popped() {
+        let mut q = EventQueue::default();
+        q.schedule(Instant(u64::MAX - 1), Event::FlowStart { flow: 0 });
+        assert_eq!(q.pop_until(None), Some((Instant(u64::MAX - 1), Event::FlowStart { flow: 0 })));
+        assert_eq!(q.pop_until(None), None);
+    }
+
+    #[test]
     fn the_two_heaps_give_the_order_of_one() {
         use rand::Rng;
         // Random packet events and timers, many at the same instant, some put in places reserved
