@@ -344,6 +344,9 @@ impl Simulation {
         self.offer(now, first, slot);
     }
 
+    // Inlined always (a short dispatch, two callers on the packet path): its call cost more
+    // than its work.
+    #[inline(always)]
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
         // Data segments only travel their flow's data direction, so either bottleneck is theirs.
         if self.scripted_drops && (link == BOTTLENECK || link == BOTTLENECK_REV) && self.scripted_drop(slot) {
