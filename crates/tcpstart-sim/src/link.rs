@@ -43,10 +43,23 @@ pub struct SojournStats {
     pub max: Duration,
     /// Bin 0: below 1 us; bin i: [10^((i-1)/20), 10^(i/20)) us; the last bin is open-ended.
     bins: Vec<u64>,
-    /// The bin of the previous sample outside bin 0 and its bounds [lo, hi) in ns: consecutive
-    /// packets of a queue mostly fall in the same bin.
-    last_bin: usize,
-    last_bounds: (u64, u64),
+    /// The bins of the two latest samples outside bin 0 that fell in different bins, the latest
+    /// first, each with its bounds [lo, hi) in ns: consecutive packets of a queue mostly fall in
+    /// the same bin, and the packets of bursts on a fast link alternate between two.
+    recent: [Bin; 2],
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Bin {
+    index: usize,
+    lo: u64,
+    hi: u64,
+}
+
+impl Bin {
+    fn holds(&self, ns: u64) -> bool {
+        self.lo <= ns && ns < self.hi
+    }
 }
 
 const SOJOURN_BINS_PER_DECADE: f64 = 20.0;
@@ -86,8 +99,7 @@ impl Default for SojournStats {
             sum_ns: 0.0,
             max: Duration::ZERO,
             bins: vec![0; SOJOURN_BINS],
-            last_bin: 0,
-            last_bounds: (0, SOJOURN_BIN0_END),
+            recent: [Bin { index: 0, lo: 0, hi: SOJOURN_BIN0_END }; 2],
         }
     }
 }
@@ -105,30 +117,33 @@ impl SojournStats {
         if ns > self.max.as_nanos() as u64 {
             self.max = Duration::from_nanos(ns);
         }
-        let (lo, hi) = self.last_bounds;
         if ns < SOJOURN_BIN0_END {
-            // Counted without replacing the cached bin, so that the idle arrivals between
-            // queued packets do not evict it.
+            // Counted without touching the cached bins, so that the idle arrivals between
+            // queued packets do not evict them.
             self.bins[0] += 1;
-        } else if lo <= ns && ns < hi {
-            self.bins[self.last_bin] += 1;
+        } else if self.recent[0].holds(ns) {
+            self.bins[self.recent[0].index] += 1;
         } else {
             self.record_in_other_bin(ns);
         }
     }
 
-    /// A sojourn outside bin 0 and the cached bin.
+    /// A sojourn outside bin 0 and the latest bin.
     #[inline(never)]
     fn record_in_other_bin(&mut self, ns: u64) {
-        self.find_bin(ns);
-        self.bins[self.last_bin] += 1;
+        let bin = if self.recent[1].holds(ns) { self.recent[1] } else { Self::find_bin(ns) };
+        self.recent = [bin, self.recent[0]];
+        self.bins[bin.index] += 1;
     }
 
-    fn find_bin(&mut self, ns: u64) {
+    fn find_bin(ns: u64) -> Bin {
         let edges = &*SOJOURN_EDGES;
-        let bin = edges.partition_point(|&e| e <= ns);
-        self.last_bin = bin;
-        self.last_bounds = (bin.checked_sub(1).map_or(0, |i| edges[i]), edges.get(bin).copied().unwrap_or(u64::MAX));
+        let index = edges.partition_point(|&e| e <= ns);
+        Bin {
+            index,
+            lo: index.checked_sub(1).map_or(0, |i| edges[i]),
+            hi: edges.get(index).copied().unwrap_or(u64::MAX),
+        }
     }
 
     pub fn mean(&self) -> Duration {
