@@ -230,6 +230,9 @@ pub struct Link {
     pub rate_bps: f64,
     pub delay: Duration,
     impairments: Impairments,
+    /// Some loss is set (random or by bit errors): only then does a packet leaving the
+    /// transmitter draw its fate, which the packet path otherwise skips with one test.
+    lossy: bool,
     /// Shortest time between two packets entering the link (the forwarding rate cap).
     min_spacing: Duration,
     rng: Pcg64Mcg,
@@ -267,6 +270,7 @@ impl Link {
             delay,
             min_spacing,
             impairments,
+            lossy: impairments.loss > 0.0 || impairments.ber > 0.0,
             rng: Pcg64Mcg::new(seed | 1),
             queue_passes_idle: queue.passes_idle_arrivals(),
             queue,
@@ -369,7 +373,7 @@ impl Link {
         let done = self.transmitting.take().expect("a transmission was in progress");
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += done.bytes as u64;
-        let survived = self.survives(done.bytes);
+        let survived = !self.lossy || self.survives(done.bytes);
         self.account_queue(now);
         let before = dropped.len();
         let next = self.queue.dequeue(now, dropped);
@@ -386,6 +390,7 @@ impl Link {
 
     /// Draws random loss, then bit errors; each draw only when its impairment is set, so a
     /// link's loss pattern does not change when the other is switched on or off elsewhere.
+    #[cold]
     fn survives(&mut self, bytes: u32) -> bool {
         let imp = self.impairments;
         if imp.loss > 0.0 && self.rng.gen::<f64>() < imp.loss {
