@@ -133,13 +133,28 @@ impl Eq for Entry {}
 /// packet events have a [`PacketQueue`] of their own, the rest a heap; both share the sequence
 /// numbers and the smaller of their two minima is taken, so entries leave in exactly the order of
 /// a single queue.
-#[derive(Default)]
 pub struct EventQueue {
     packets: PacketQueue,
     others: BinaryHeap<Entry>,
+    /// The key of `others`' first entry (u128::MAX when it is empty), kept at hand: every pop
+    /// compares it, and it changes only when a timer is scheduled or fires.
+    others_min: u128,
     next_seq: u64,
     now: Instant,
     popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            packets: PacketQueue::default(),
+            others: BinaryHeap::new(),
+            others_min: u128::MAX,
+            next_seq: 0,
+            now: Instant::ZERO,
+            popped: 0,
+        }
+    }
 }
 
 impl EventQueue {
@@ -177,7 +192,10 @@ impl EventQueue {
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
         match ev {
             Event::TransmitDone { .. } | Event::Arrive { .. } => self.packets.push(entry),
-            _ => self.others.push(entry),
+            _ => {
+                self.others.push(entry);
+                self.others_min = self.others_min.min(entry.key);
+            }
         }
     }
 
@@ -185,7 +203,7 @@ impl EventQueue {
     #[inline]
     pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
         let packet = self.packets.min().map_or(u128::MAX, |e| e.key);
-        let other = self.others.peek().map_or(u128::MAX, |e| e.key);
+        let other = self.others_min;
         let key = packet.min(other);
         let at = Instant((key >> 64) as u64);
         // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
@@ -194,11 +212,17 @@ impl EventQueue {
         if at > until.unwrap_or(Instant(u64::MAX - 1)) {
             return None;
         }
-        let entry = if other < packet { self.others.pop() } else { self.packets.pop() }?;
+        let entry = if other < packet { self.pop_other() } else { self.packets.pop() }?;
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
         Some((at, entry.ev.event()))
+    }
+
+    fn pop_other(&mut self) -> Option<Entry> {
+        let entry = self.others.pop();
+        self.others_min = self.others.peek().map_or(u128::MAX, |e| e.key);
+        entry
     }
 }
 
