@@ -4,10 +4,9 @@
 //! of many quiet keys (200 connections over 100 s on a 1 ms grid) has a table of half a million
 //! rows but only a tenth as many runs. A run is a key, its first row's time, its row count and
 //! the state those rows carry, and neighbouring runs of one key differ little: each run is
-//! written as varints of its differences from the same key's previous run, 5-20 bytes where a
-//! flow's state alone takes 104. The table is built from the runs only when it is read.
-
-use integer_encoding::VarInt;
+//! written as its differences from the same key's previous run, each field's in a code whose
+//! length follows that field's recent changes (`Encoder`): 2-12 bytes where a flow's state alone
+//! takes 104. The table is built from the runs only when it is read.
 
 /// A state a recording packs: written as its differences from the same key's previous state.
 pub(crate) trait PackedState: Copy + Default {
@@ -16,9 +15,9 @@ pub(crate) trait PackedState: Copy + Default {
     fn identical(&self, other: &Self) -> bool;
     /// Appends `self` as differences from `prev`. `names` holds the strings a state refers to
     /// (phase names), written as their index there.
-    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>);
+    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder);
     /// Reads back what `pack` wrote after `prev`.
-    fn unpack(prev: &Self, names: &Names, input: &mut &[u8]) -> Self;
+    fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self;
 }
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
@@ -37,12 +36,16 @@ pub(crate) struct Recording<S> {
     /// The closed runs, each its key, then its first time, row count and state as differences
     /// from the key's previous closed run (the time from the tick after it). Each key's runs are
     /// in time order.
-    packed: Vec<u8>,
+    packed: Encoder,
+    /// The number of closed runs.
+    closed_runs: usize,
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
     open: Vec<Option<Repeat<S>>>,
     /// Per key: its last closed run, which the next one is written against.
     closed: Vec<Repeat<S>>,
+    /// The key of the last closed run.
+    last_key: u32,
     rows: usize,
 }
 
@@ -50,10 +53,12 @@ impl<S: PackedState> Recording<S> {
     pub fn new(keys: usize, step: u64) -> Self {
         Recording {
             step,
-            packed: Vec::new(),
+            packed: Encoder::default(),
+            closed_runs: 0,
             names: Names::default(),
             open: vec![None; keys],
             closed: vec![Repeat::default(); keys],
+            last_key: 0,
             rows: 0,
         }
     }
@@ -78,13 +83,19 @@ impl<S: PackedState> Recording<S> {
     #[inline(never)]
     fn close(&mut self, key: u32, run: Repeat<S>) {
         let prev = &mut self.closed[key as usize];
-        put(&mut self.packed, key as u64);
+        let out = &mut self.packed;
+        out.slot = 0;
+        // Against the previous run's key: keys take turns, and one of many flows is often next
+        // to the one before.
+        out.put_change(key as u64, self.last_key as u64);
+        self.last_key = key;
         // Against the tick after the previous run: zero for the usual run, one that goes on
         // where the previous stopped.
-        put_change(&mut self.packed, run.first, prev.first + prev.count * self.step);
-        put(&mut self.packed, run.count);
-        run.state.pack(&prev.state, &mut self.names, &mut self.packed);
+        out.put_change(run.first, prev.first + prev.count * self.step);
+        out.put(run.count - 1);
+        run.state.pack(&prev.state, &mut self.names, out);
         *prev = run;
+        self.closed_runs += 1;
     }
 
     /// The number of rows in the table.
@@ -95,18 +106,17 @@ impl<S: PackedState> Recording<S> {
     /// Every run with its key: each key's in time order (the keys' interleaving is not).
     pub fn runs(&self) -> impl Iterator<Item = (u32, Repeat<S>)> + '_ {
         let mut prev = vec![Repeat::default(); self.open.len()];
-        let mut input = &self.packed[..];
-        let closed = std::iter::from_fn(move || {
-            if input.is_empty() {
-                return None;
-            }
-            let key = get(&mut input) as u32;
+        let mut input = Decoder::new(&self.packed);
+        let mut key = 0;
+        let closed = (0..self.closed_runs).map(move |_| {
+            input.slot = 0;
+            key = input.get_change(key as u64) as u32;
             let p: &mut Repeat<S> = &mut prev[key as usize];
-            let first = get_change(&mut input, p.first + p.count * self.step);
-            let count = get(&mut input);
+            let first = input.get_change(p.first + p.count * self.step);
+            let count = input.get() + 1;
             let state = S::unpack(&p.state, &self.names, &mut input);
             *p = Repeat { first, count, state };
-            Some((key, *p))
+            (key, *p)
         });
         let open = self.open.iter().enumerate().filter_map(|(key, run)| run.map(|r| (key as u32, r)));
         closed.chain(open)
@@ -144,36 +154,205 @@ impl Names {
     }
 }
 
-/// Appends `x` as a varint.
-#[inline]
-pub(crate) fn put(out: &mut Vec<u8>, x: u64) {
-    let mut buf = [0u8; 10];
-    let n = x.encode_var(&mut buf);
-    out.extend_from_slice(&buf[..n]);
+/// The codes a run writes at most: its key, time and count and its state's fields.
+const SLOTS: usize = 16;
+
+/// What the codes of one field have been like: the next is written with as many plain low bits
+/// as recent values had, less one. A field whose changes are a few hundred units one tick and a
+/// few the next costs what its usual change needs, not the bytes its largest would.
+#[derive(Clone, Copy, Debug, Default)]
+struct Model {
+    /// Eight times the moving average of the bit lengths of the field's codes (weight 1/8).
+    bits: u32,
 }
 
-/// Reads a varint `put` wrote.
-#[inline]
-pub(crate) fn get(input: &mut &[u8]) -> u64 {
-    let (x, n) = u64::decode_var(input).expect("a recording reads back what it wrote");
-    *input = &input[n..];
-    x
+impl Model {
+    /// The order of the exp-Golomb code for the next value.
+    fn order(&self) -> u32 {
+        (self.bits >> 3).saturating_sub(1)
+    }
+
+    fn update(&mut self, z: u64) {
+        self.bits = self.bits - (self.bits >> 3) + (64 - z.leading_zeros());
+    }
 }
 
-/// Appends `x` as its difference from `prev`, a small varint for a small change either way.
-#[inline]
-pub(crate) fn put_change(out: &mut Vec<u8>, x: u64, prev: u64) {
-    let mut buf = [0u8; 10];
-    let n = (x.wrapping_sub(prev) as i64).encode_var(&mut buf);
-    out.extend_from_slice(&buf[..n]);
+/// Writes each field of a run as an exp-Golomb code of order `k` that follows the field's
+/// recent values (`Model`): `z >> k` plus one as its bit length less one in unary and its bits
+/// below the leading one, then the low `k` bits of `z`. A change of zero costs a bit or two, a
+/// change as large as the field's usual ones `2 + k` bits, a rare large one about twice its
+/// length. Over varints (7 bits per byte and a continuation bit, a byte at least) this halves
+/// the fields that rarely change and saves the unused high bits of the rest: about a third of
+/// B1's series at 300 s (see docs/performance.md, "Tenth round").
+#[derive(Debug, Default)]
+pub(crate) struct Encoder {
+    bytes: Vec<u8>,
+    /// Bits not yet stored, lowest first (fewer than 64).
+    acc: u64,
+    len: u32,
+    models: [Model; SLOTS],
+    slot: usize,
 }
 
-/// Reads a value `put_change` wrote after `prev`.
+impl Encoder {
+    /// Appends the low `n` bits of `v` (`n` at most 56, the bits above zero). The bits are
+    /// stored eight bytes at a time: a copy of a fixed size, where one of a byte count cost a
+    /// call to `memcpy`.
+    #[inline]
+    fn bits(&mut self, v: u64, n: u32) {
+        let free = 64 - self.len;
+        self.acc |= v << self.len;
+        if n < free {
+            self.len += n;
+        } else {
+            self.bytes.extend_from_slice(&self.acc.to_le_bytes());
+            self.acc = v >> free;
+            self.len = n - free;
+        }
+    }
+
+    /// Appends `z` as the next field's code.
+    #[inline]
+    pub fn put(&mut self, z: u64) {
+        let model = &mut self.models[self.slot];
+        self.slot += 1;
+        let k = model.order();
+        model.update(z);
+        let high = z >> k;
+        if high < 1 << 15 && k <= 24 {
+            // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits.
+            let y = high + 1;
+            let n = 64 - y.leading_zeros();
+            let code = 1 << (n - 1) | low(y, n - 1) << n | low(z, k) << (2 * n - 1);
+            self.bits(code, 2 * n - 1 + k);
+        } else {
+            self.put_long(z, k);
+        }
+    }
+
+    /// `put`'s code for a large value or order, in pieces.
+    #[cold]
+    fn put_long(&mut self, z: u64, k: u32) {
+        let y = (z >> k) as u128 + 1;
+        let n = 128 - y.leading_zeros();
+        for _ in 0..n - 1 {
+            self.bits(0, 1);
+        }
+        self.bits(1, 1);
+        self.put_wide(low(y as u64, n - 1), n - 1);
+        self.put_wide(low(z, k), k);
+    }
+
+    /// The low `n` bits of `v`, `n` up to 64.
+    fn put_wide(&mut self, v: u64, n: u32) {
+        self.bits(low(v, n.min(32)), n.min(32));
+        if n > 32 {
+            self.bits(v >> 32, n - 32);
+        }
+    }
+
+    /// Appends `x` as its difference from `prev`, a short code for a small change either way.
+    #[inline]
+    pub fn put_change(&mut self, x: u64, prev: u64) {
+        self.put(zigzag(x.wrapping_sub(prev) as i64));
+    }
+}
+
+/// Reads what an `Encoder` wrote, its unfinished byte included.
+pub(crate) struct Decoder<'a> {
+    bytes: &'a [u8],
+    tail: u64,
+    pos: usize,
+    acc: u64,
+    len: u32,
+    models: [Model; SLOTS],
+    slot: usize,
+}
+
+impl<'a> Decoder<'a> {
+    fn new(e: &'a Encoder) -> Self {
+        Decoder { bytes: &e.bytes, tail: e.acc, pos: 0, acc: 0, len: 0, models: Default::default(), slot: 0 }
+    }
+
+    /// Tops the bits up to more than 56; past the stored bytes they are the encoder's bits not
+    /// yet stored, then zeros.
+    #[inline]
+    fn refill(&mut self) {
+        while self.len <= 56 {
+            let b = match self.bytes.get(self.pos) {
+                Some(&b) => b as u64,
+                None => self.tail.checked_shr(8 * (self.pos - self.bytes.len()).min(8) as u32).unwrap_or(0) & 0xff,
+            };
+            self.acc |= b << self.len;
+            self.len += 8;
+            self.pos += 1;
+        }
+    }
+
+    /// The next `n` bits (at most 56).
+    #[inline]
+    fn bits(&mut self, n: u32) -> u64 {
+        self.refill();
+        let v = low(self.acc, n);
+        self.acc >>= n;
+        self.len -= n;
+        v
+    }
+
+    /// The next `n` bits, `n` up to 64.
+    fn wide(&mut self, n: u32) -> u64 {
+        let low = self.bits(n.min(32));
+        if n > 32 {
+            low | self.bits(n - 32) << 32
+        } else {
+            low
+        }
+    }
+
+    /// Reads the next field's code, as `Encoder::put` wrote it.
+    #[inline]
+    pub fn get(&mut self) -> u64 {
+        let k = self.models[self.slot].order();
+        self.slot += 1;
+        // The leading zeros of y: n - 1 of them, then its leading one.
+        self.refill();
+        let mut zeros = 0;
+        while self.acc == 0 {
+            zeros += self.len;
+            self.acc = 0;
+            self.len = 0;
+            self.refill();
+        }
+        let tz = self.acc.trailing_zeros();
+        zeros += tz;
+        self.acc = self.acc.checked_shr(tz + 1).unwrap_or(0);
+        self.len -= tz + 1;
+        let y = (1u128 << zeros) | self.wide(zeros) as u128;
+        let z = (((y - 1) as u64).checked_shl(k).unwrap_or(0)) | self.wide(k);
+        self.models[self.slot - 1].update(z);
+        z
+    }
+
+    /// Reads a value `Encoder::put_change` wrote after `prev`.
+    #[inline]
+    pub fn get_change(&mut self, prev: u64) -> u64 {
+        prev.wrapping_add(unzigzag(self.get()) as u64)
+    }
+}
+
+/// The low `n` bits of `v` (`n` up to 64).
 #[inline]
-pub(crate) fn get_change(input: &mut &[u8], prev: u64) -> u64 {
-    let (d, n) = i64::decode_var(input).expect("a recording reads back what it wrote");
-    *input = &input[n..];
-    prev.wrapping_add(d as u64)
+fn low(v: u64, n: u32) -> u64 {
+    v & u64::MAX.checked_shr(64 - n).unwrap_or(0)
+}
+
+/// A signed value as an unsigned one with small magnitudes small either way.
+fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(z: u64) -> i64 {
+    (z >> 1) as i64 ^ -((z & 1) as i64)
 }
 
 #[cfg(test)]
@@ -190,12 +369,12 @@ mod tests {
         fn identical(&self, other: &Self) -> bool {
             self == other
         }
-        fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
-            put_change(out, self.x, prev.x);
-            put(out, names.index(self.name));
+        fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder) {
+            out.put_change(self.x, prev.x);
+            out.put(names.index(self.name));
         }
-        fn unpack(prev: &Self, names: &Names, input: &mut &[u8]) -> Self {
-            S { x: get_change(input, prev.x), name: names.get(get(input)) }
+        fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self {
+            S { x: input.get_change(prev.x), name: names.get(input.get()) }
         }
     }
 
@@ -225,16 +404,64 @@ mod tests {
     }
 
     #[test]
-    fn small_changes_take_a_byte_each() {
+    fn small_changes_take_a_few_bits_each() {
         let mut r = Recording::new(1, 100);
         for k in 0..1000u64 {
-            // A new state every tick, wandering by fewer than 64 units either way.
+            // A new state every tick, wandering by fewer than 30 units either way.
             r.push(0, k * 100, 1, S { x: (1 << 40) | ((k * 7919) % 30), name: "a" });
         }
-        // Key, time, count, value and name: a byte each, but for the first run's value.
-        assert!(r.packed.len() <= 5 * 1000 + 6, "{} bytes", r.packed.len());
+        // Once the codes have adapted: key, time, count and name a bit each (no change), the
+        // value's change (zigzag below 64, bit length 5 or 6 on average: order 4) at most
+        // 2 * 3 - 1 + 4 = 9 bits; varints took a byte each, 5 bytes a run.
+        let bytes = r.packed.bytes.len();
+        assert!(bytes <= 13 * 1000 / 8 + 20, "{bytes} bytes");
         assert_eq!(r.runs().count(), 1000);
         assert!(r.runs().all(|(_, run)| run.state.x >> 40 == 1));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn codes_read_back_whatever_their_size(values in proptest::collection::vec((0..64u32, proptest::prelude::any::<u64>()), 1..300)) {
+            // Values of every bit length (a shift of a random word), in up to 16 slots whose
+            // models adapt to each: small after large, large after small.
+            let values: Vec<u64> = values.into_iter().map(|(bits, x)| x.checked_shr(bits).unwrap_or(0)).collect();
+            let mut e = Encoder::default();
+            for (i, &v) in values.iter().enumerate() {
+                e.slot = i % SLOTS;
+                e.put(v);
+            }
+            let mut d = Decoder::new(&e);
+            let back: Vec<u64> = (0..values.len()).map(|i| {
+                d.slot = i % SLOTS;
+                d.get()
+            }).collect();
+            proptest::prop_assert_eq!(back, values);
+        }
+    }
+
+    #[test]
+    fn a_code_is_as_long_as_exp_golomb_of_the_adapted_order() {
+        let mut e = Encoder::default();
+        // Order 0 at first: 0 is "1", 1 is "010", 2 is "011", 5 is "00110".
+        for v in [0, 1, 2, 5] {
+            e.slot = 0;
+            e.models[0] = Model::default();
+            e.put(v);
+        }
+        assert_eq!((e.bytes.len(), e.len), (0, 12), "1 + 3 + 3 + 5 bits");
+        // Lowest first: 1; 0, 1 (the leading one), 0; 0, 1, 1; then 0, 0, 1, 0, 1 (5 = 110 - 1).
+        assert_eq!(e.acc, 0b1010_0110_0101);
+        // After many values of 12 bits the order is 11: a value of 12 bits takes 2 * 2 - 1 + 11.
+        let mut e = Encoder::default();
+        for _ in 0..100 {
+            e.slot = 0;
+            e.put(3000);
+        }
+        assert_eq!(e.models[0].order(), 11);
+        let before = e.bytes.len() * 8 + e.len as usize;
+        e.slot = 0;
+        e.put(3000);
+        assert_eq!(e.bytes.len() * 8 + e.len as usize - before, 14);
     }
 
     #[test]
