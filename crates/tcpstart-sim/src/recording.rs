@@ -275,9 +275,19 @@ impl<'a> Decoder<'a> {
     }
 
     /// Tops the bits up to more than 56; past the stored bytes they are the encoder's bits not
-    /// yet stored, then zeros.
+    /// yet stored, then zeros. Where eight bytes are left they are read in one load: the bits
+    /// of the last, partly taken byte land above `len` and are the stream's own, so taking that
+    /// byte again later changes nothing.
     #[inline]
     fn refill(&mut self) {
+        if let Some(word) = self.bytes.get(self.pos..self.pos + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            self.acc |= word << self.len;
+            let taken = (63 - self.len) / 8;
+            self.pos += taken as usize;
+            self.len += 8 * taken;
+            return;
+        }
         while self.len <= 56 {
             let b = match self.bytes.get(self.pos) {
                 Some(&b) => b as u64,
@@ -310,16 +320,37 @@ impl<'a> Decoder<'a> {
     }
 
     /// Reads the next field's code, as `Encoder::put` wrote it.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self) -> u64 {
         let k = self.models[self.slot].order();
         self.slot += 1;
-        // The leading zeros of y: n - 1 of them, then its leading one.
         self.refill();
+        // y's n - 1 leading zeros and its leading one; then the rest of y and z's low bits.
+        let zeros = self.acc.trailing_zeros();
+        let length = 2 * zeros + 1 + k;
+        let z = if length <= self.len {
+            // Here zeros < 32 and k < 64: plain masks.
+            let code = self.acc >> (zeros + 1);
+            let y = 1 << zeros | code & !(u64::MAX << zeros);
+            // All 64 bits when a refill byte by byte (near the end) filled them.
+            self.acc = self.acc.checked_shr(length).unwrap_or(0);
+            self.len -= length;
+            (y - 1) << k | (code >> zeros) & !(u64::MAX << k)
+        } else {
+            self.get_long(k)
+        };
+        self.models[self.slot - 1].update(z);
+        z
+    }
+
+    /// `get` for a code longer than the bits at hand, in pieces.
+    #[cold]
+    fn get_long(&mut self, k: u32) -> u64 {
         let mut zeros = 0;
-        while self.acc == 0 {
+        // Bits above `len` may be set (see `refill`): only the first `len` count.
+        while self.acc.trailing_zeros() >= self.len {
             zeros += self.len;
-            self.acc = 0;
+            self.acc = self.acc.checked_shr(self.len).unwrap_or(0);
             self.len = 0;
             self.refill();
         }
@@ -328,9 +359,7 @@ impl<'a> Decoder<'a> {
         self.acc = self.acc.checked_shr(tz + 1).unwrap_or(0);
         self.len -= tz + 1;
         let y = (1u128 << zeros) | self.wide(zeros) as u128;
-        let z = (((y - 1) as u64).checked_shl(k).unwrap_or(0)) | self.wide(k);
-        self.models[self.slot - 1].update(z);
-        z
+        (((y - 1) as u64).checked_shl(k).unwrap_or(0)) | self.wide(k)
     }
 
     /// Reads a value `Encoder::put_change` wrote after `prev`.
