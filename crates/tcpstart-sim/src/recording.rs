@@ -91,7 +91,7 @@ impl<S: PackedState> Recording<S> {
         self.last_key = key;
         // Against the tick after the previous run: zero for the usual run, one that goes on
         // where the previous stopped.
-        out.put_change(run.first, prev.first + prev.count * self.step);
+        out.put_multiple(run.first, prev.first + prev.count * self.step);
         out.put(run.count - 1);
         run.state.pack(&prev.state, &mut self.names, out);
         *prev = run;
@@ -112,7 +112,7 @@ impl<S: PackedState> Recording<S> {
             input.slot = 0;
             key = input.get_change(key as u64) as u32;
             let p: &mut Repeat<S> = &mut prev[key as usize];
-            let first = input.get_change(p.first + p.count * self.step);
+            let first = input.get_multiple(p.first + p.count * self.step);
             let count = input.get() + 1;
             let state = S::unpack(&p.state, &self.names, &mut input);
             *p = Repeat { first, count, state };
@@ -191,6 +191,7 @@ pub(crate) struct Encoder {
     acc: u64,
     len: u32,
     models: [Model; SLOTS],
+    units: [Unit; SLOTS],
     slot: usize,
 }
 
@@ -212,7 +213,7 @@ impl Encoder {
     }
 
     /// Appends `z` as the next field's code.
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, z: u64) {
         let model = &mut self.models[self.slot];
         self.slot += 1;
@@ -223,7 +224,8 @@ impl Encoder {
             // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits.
             let y = high + 1;
             let n = 64 - y.leading_zeros();
-            let code = 1 << (n - 1) | low(y, n - 1) << n | low(z, k) << (2 * n - 1);
+            // Plain masks: n - 1 < 16 and k <= 24.
+            let code = 1 << (n - 1) | (y & !(u64::MAX << (n - 1))) << n | (z & !(u64::MAX << k)) << (2 * n - 1);
             self.bits(code, 2 * n - 1 + k);
         } else {
             self.put_long(z, k);
@@ -256,6 +258,30 @@ impl Encoder {
     pub fn put_change(&mut self, x: u64, prev: u64) {
         self.put(zigzag(x.wrapping_sub(prev) as i64));
     }
+
+    /// `put_change` for a field whose changes are often whole multiples of some unit (bytes of
+    /// whole segments, a packet's serialisation time, the grid step): once the unit is known
+    /// (`Unit`), a bit says whether this change is a multiple, and if so the multiple is
+    /// written instead of the change.
+    #[inline]
+    pub fn put_multiple(&mut self, x: u64, prev: u64) {
+        let d = x.wrapping_sub(prev) as i64;
+        let m = d.unsigned_abs();
+        let unit = self.units[self.slot].0;
+        self.units[self.slot].update(m);
+        let v = if unit > 1 {
+            let whole = m.is_multiple_of(unit);
+            self.bits(!whole as u64, 1);
+            if whole {
+                d.signum() * (m / unit) as i64
+            } else {
+                d
+            }
+        } else {
+            d
+        };
+        self.put(zigzag(v));
+    }
 }
 
 /// Reads what an `Encoder` wrote, its unfinished byte included.
@@ -266,12 +292,22 @@ pub(crate) struct Decoder<'a> {
     acc: u64,
     len: u32,
     models: [Model; SLOTS],
+    units: [Unit; SLOTS],
     slot: usize,
 }
 
 impl<'a> Decoder<'a> {
     fn new(e: &'a Encoder) -> Self {
-        Decoder { bytes: &e.bytes, tail: e.acc, pos: 0, acc: 0, len: 0, models: Default::default(), slot: 0 }
+        Decoder {
+            bytes: &e.bytes,
+            tail: e.acc,
+            pos: 0,
+            acc: 0,
+            len: 0,
+            models: Default::default(),
+            units: Default::default(),
+            slot: 0,
+        }
     }
 
     /// Tops the bits up to more than 56; past the stored bytes they are the encoder's bits not
@@ -366,6 +402,62 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn get_change(&mut self, prev: u64) -> u64 {
         prev.wrapping_add(unzigzag(self.get()) as u64)
+    }
+
+    /// Reads a value `Encoder::put_multiple` wrote after `prev`.
+    #[inline]
+    pub fn get_multiple(&mut self, prev: u64) -> u64 {
+        let unit = self.units[self.slot].0;
+        let whole = unit > 1 && self.bits(1) == 0;
+        let slot = self.slot;
+        let v = unzigzag(self.get());
+        let d = if whole { v.wrapping_mul(unit as i64) } else { v };
+        self.units[slot].update(d.unsigned_abs());
+        prev.wrapping_add(d as u64)
+    }
+}
+
+/// The unit a field's changes have lately been whole multiples of; one for none.
+#[derive(Clone, Copy, Debug)]
+struct Unit(u64);
+
+impl Default for Unit {
+    fn default() -> Self {
+        Unit(1)
+    }
+}
+
+impl Unit {
+    /// Units smaller than this save too little to be worth the bit that says a change is a
+    /// multiple.
+    const SMALLEST: u64 = 64;
+
+    /// After a change of magnitude `m`: a multiple keeps the unit; otherwise the unit becomes
+    /// their greatest common divisor if that is still large (the segment's 1460 bytes after
+    /// multiples of 2920), else `m` itself, which the next changes may be multiples of.
+    fn update(&mut self, m: u64) {
+        if m == 0 || (self.0 > 1 && m.is_multiple_of(self.0)) {
+            return;
+        }
+        let common = if self.0 > 1 { gcd(self.0, m) } else { 1 };
+        self.0 = [common, m].into_iter().find(|&u| u >= Self::SMALLEST).unwrap_or(1);
+    }
+}
+
+/// The greatest common divisor of two non-zero numbers (Stein's: shifts and subtractions, no
+/// division).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            core::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
     }
 }
 
@@ -491,6 +583,67 @@ mod tests {
         e.slot = 0;
         e.put(3000);
         assert_eq!(e.bytes.len() * 8 + e.len as usize - before, 14);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn multiples_read_back_whatever_their_size(
+            changes in proptest::collection::vec((0..4usize, -50..50i64, proptest::prelude::any::<bool>()), 1..300)
+        ) {
+            // Changes that are multiples of a unit (which itself changes), others just off one,
+            // and the extremes: a change of i64::MIN, values wrapping round.
+            let units = [1460i64, 12096, 1 << 40, i64::MIN];
+            let mut values = vec![0u64];
+            for (u, k, off) in changes {
+                let change = units[u].wrapping_mul(k).wrapping_add(off as i64);
+                values.push(values.last().unwrap().wrapping_add(change as u64));
+            }
+            let mut e = Encoder::default();
+            for w in values.windows(2) {
+                e.slot = 0;
+                e.put_multiple(w[1], w[0]);
+            }
+            let mut d = Decoder::new(&e);
+            let mut back = vec![0u64];
+            for _ in 1..values.len() {
+                d.slot = 0;
+                let prev = *back.last().unwrap();
+                back.push(d.get_multiple(prev));
+            }
+            proptest::prop_assert_eq!(back, values);
+        }
+    }
+
+    #[test]
+    fn the_unit_follows_the_common_divisor_of_the_changes() {
+        assert_eq!((gcd(2920, 4380), gcd(12096, 36288), gcd(7, 5), gcd(1 << 63, 3 << 10)), (1460, 12096, 1, 1 << 10));
+        let mut unit = Unit::default();
+        let mut after = |m| {
+            unit.update(m);
+            unit.0
+        };
+        // Two segments, then three (their divisor is one segment), a multiple, none (no change),
+        // then 7 bytes: too small a unit to be worth a bit; then 100 bytes, a unit of its own.
+        let units: Vec<u64> = [2920, 4380, 14600, 0, 7, 100].into_iter().map(&mut after).collect();
+        assert_eq!(units, [2920, 1460, 1460, 1460, 1, 100]);
+    }
+
+    #[test]
+    fn a_change_of_whole_segments_costs_its_count_of_segments() {
+        let mut e = Encoder::default();
+        let mut x = 0u64;
+        for k in 0..1000u64 {
+            e.slot = 0;
+            // Between 1 and 8 segments of 1460 bytes: changes of 11-14 bits.
+            let next = x + (1 + (k * 7919) % 8) * 1460;
+            e.put_multiple(next, x);
+            x = next;
+        }
+        // Once the unit is known: the bit that says a multiple, then 2..16 (zigzag of 1..8) in
+        // an order-2 or 3 exp-Golomb code, at most 2 * 3 - 1 + 3 = 8 bits; the change itself
+        // would take 2 * 2 - 1 + 13 = 16 bits or more.
+        let bits = e.bytes.len() * 8 + e.len as usize;
+        assert!(bits <= 9 * 1000 + 40, "{bits} bits");
     }
 
     #[test]

@@ -405,10 +405,10 @@ impl PackedState for FlowSample {
     fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder) {
         out.put_change(self.cwnd, prev.cwnd);
         out.put_change(self.ssthresh, prev.ssthresh);
-        out.put_change(self.inflight, prev.inflight);
+        out.put_multiple(self.inflight, prev.inflight);
         out.put_change(nanos(self.srtt), nanos(prev.srtt));
-        out.put_change(nanos(self.rtt), nanos(prev.rtt));
-        out.put_change(self.delivered, prev.delivered);
+        out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
+        out.put_multiple(self.delivered, prev.delivered);
         out.put_change(self.retransmissions, prev.retransmissions);
         // The phase (zero: the previous run's, else its index plus one) and whether the pacing
         // rate's presence changed, in one code: nearly always zero.
@@ -422,10 +422,10 @@ impl PackedState for FlowSample {
     fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self {
         let cwnd = input.get_change(prev.cwnd);
         let ssthresh = input.get_change(prev.ssthresh);
-        let inflight = input.get_change(prev.inflight);
+        let inflight = input.get_multiple(prev.inflight);
         let srtt = from_nanos(input.get_change(nanos(prev.srtt)));
-        let rtt = from_nanos(input.get_change(nanos(prev.rtt)));
-        let delivered = input.get_change(prev.delivered);
+        let rtt = from_nanos(input.get_multiple(nanos(prev.rtt)));
+        let delivered = input.get_multiple(prev.delivered);
         let retransmissions = input.get_change(prev.retransmissions);
         let tag = input.get();
         let paced = prev.pacing_rate.is_some() != (tag & 1 == 1);
@@ -664,14 +664,14 @@ impl PackedState for QueueState {
 
     fn pack(&self, prev: &Self, _: &mut Names, out: &mut Encoder) {
         out.put_change(self.packets, prev.packets);
-        out.put_change(self.bytes, prev.bytes);
-        out.put_change(nanos(self.sojourn), nanos(prev.sojourn));
+        out.put_multiple(self.bytes, prev.bytes);
+        out.put_multiple(nanos(self.sojourn), nanos(prev.sojourn));
     }
 
     fn unpack(prev: &Self, _: &Names, input: &mut Decoder) -> Self {
         let packets = input.get_change(prev.packets);
-        let bytes = input.get_change(prev.bytes);
-        let sojourn = from_nanos(input.get_change(nanos(prev.sojourn)));
+        let bytes = input.get_multiple(prev.bytes);
+        let sojourn = from_nanos(input.get_multiple(nanos(prev.sojourn)));
         QueueState { packets, bytes, sojourn }
     }
 }
