@@ -406,8 +406,8 @@ impl PackedState for FlowSample {
         out.put_change(self.cwnd, prev.cwnd);
         out.put_change(self.ssthresh, prev.ssthresh);
         out.put_multiple(self.inflight, prev.inflight);
-        out.put_change(nanos(self.srtt), nanos(prev.srtt));
         out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
+        out.put_either(nanos(self.srtt), [nanos(prev.srtt), nanos(self.rtt)]);
         out.put_multiple(self.delivered, prev.delivered);
         out.put_change(self.retransmissions, prev.retransmissions);
         // The phase (zero: the previous run's, else its index plus one) and whether the pacing
@@ -423,8 +423,8 @@ impl PackedState for FlowSample {
         let cwnd = input.get_change(prev.cwnd);
         let ssthresh = input.get_change(prev.ssthresh);
         let inflight = input.get_multiple(prev.inflight);
-        let srtt = from_nanos(input.get_change(nanos(prev.srtt)));
         let rtt = from_nanos(input.get_multiple(nanos(prev.rtt)));
+        let srtt = from_nanos(input.get_either([nanos(prev.srtt), nanos(rtt)]));
         let delivered = input.get_multiple(prev.delivered);
         let retransmissions = input.get_change(prev.retransmissions);
         let tag = input.get();
