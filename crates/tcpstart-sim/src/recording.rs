@@ -84,7 +84,7 @@ impl<S: PackedState> Recording<S> {
     fn close(&mut self, key: u32, run: Repeat<S>) {
         let prev = &mut self.closed[key as usize];
         let out = &mut self.packed;
-        out.slot = 0;
+        out.fields.slot = 0;
         // Against the previous run's key: keys take turns, and one of many flows is often next
         // to the one before.
         out.put_change(key as u64, self.last_key as u64);
@@ -109,7 +109,7 @@ impl<S: PackedState> Recording<S> {
         let mut input = Decoder::new(&self.packed);
         let mut key = 0;
         let closed = (0..self.closed_runs).map(move |_| {
-            input.slot = 0;
+            input.fields.slot = 0;
             key = input.get_change(key as u64) as u32;
             let p: &mut Repeat<S> = &mut prev[key as usize];
             let first = input.get_multiple(p.first + p.count * self.step);
@@ -190,9 +190,16 @@ pub(crate) struct Encoder {
     /// Bits not yet stored, lowest first (fewer than 64).
     acc: u64,
     len: u32,
+    fields: Fields,
+}
+
+/// What an encoder and its decoder both keep of each field, updated alike as codes pass.
+#[derive(Debug, Default)]
+struct Fields {
     models: [Model; SLOTS],
     units: [Unit; SLOTS],
     guesses: [Guesses; SLOTS],
+    /// The field being written or read: a run's codes take the slots in order from 0.
     slot: usize,
 }
 
@@ -216,8 +223,8 @@ impl Encoder {
     /// Appends `z` as the next field's code.
     #[inline(always)]
     pub fn put(&mut self, z: u64) {
-        let model = &mut self.models[self.slot];
-        self.slot += 1;
+        let model = &mut self.fields.models[self.fields.slot];
+        self.fields.slot += 1;
         let k = model.order();
         model.update(z);
         let high = z >> k;
@@ -268,8 +275,8 @@ impl Encoder {
     pub fn put_multiple(&mut self, x: u64, prev: u64) {
         let d = x.wrapping_sub(prev) as i64;
         let m = d.unsigned_abs();
-        let unit = self.units[self.slot].0;
-        self.units[self.slot].update(m);
+        let unit = self.fields.units[self.fields.slot].0;
+        self.fields.units[self.fields.slot].update(m);
         let v = if unit > 1 {
             let whole = m.is_multiple_of(unit);
             self.bits(!whole as u64, 1);
@@ -288,7 +295,7 @@ impl Encoder {
     /// (`Guesses`).
     #[inline]
     pub fn put_either(&mut self, x: u64, guesses: [u64; 2]) {
-        let guess = self.guesses[self.slot].pick(x, guesses);
+        let guess = self.fields.guesses[self.fields.slot].pick(x, guesses);
         self.put_change(x, guess);
     }
 }
@@ -300,25 +307,12 @@ pub(crate) struct Decoder<'a> {
     pos: usize,
     acc: u64,
     len: u32,
-    models: [Model; SLOTS],
-    units: [Unit; SLOTS],
-    guesses: [Guesses; SLOTS],
-    slot: usize,
+    fields: Fields,
 }
 
 impl<'a> Decoder<'a> {
     fn new(e: &'a Encoder) -> Self {
-        Decoder {
-            bytes: &e.bytes,
-            tail: e.acc,
-            pos: 0,
-            acc: 0,
-            len: 0,
-            models: Default::default(),
-            units: Default::default(),
-            guesses: Default::default(),
-            slot: 0,
-        }
+        Decoder { bytes: &e.bytes, tail: e.acc, pos: 0, acc: 0, len: 0, fields: Fields::default() }
     }
 
     /// Tops the bits up to more than 56; past the stored bytes they are the encoder's bits not
@@ -369,8 +363,8 @@ impl<'a> Decoder<'a> {
     /// Reads the next field's code, as `Encoder::put` wrote it.
     #[inline(always)]
     pub fn get(&mut self) -> u64 {
-        let k = self.models[self.slot].order();
-        self.slot += 1;
+        let k = self.fields.models[self.fields.slot].order();
+        self.fields.slot += 1;
         self.refill();
         // y's n - 1 leading zeros and its leading one; then the rest of y and z's low bits.
         let zeros = self.acc.trailing_zeros();
@@ -386,7 +380,7 @@ impl<'a> Decoder<'a> {
         } else {
             self.get_long(k)
         };
-        self.models[self.slot - 1].update(z);
+        self.fields.models[self.fields.slot - 1].update(z);
         z
     }
 
@@ -418,22 +412,22 @@ impl<'a> Decoder<'a> {
     /// Reads a value `Encoder::put_multiple` wrote after `prev`.
     #[inline]
     pub fn get_multiple(&mut self, prev: u64) -> u64 {
-        let unit = self.units[self.slot].0;
+        let unit = self.fields.units[self.fields.slot].0;
         let whole = unit > 1 && self.bits(1) == 0;
-        let slot = self.slot;
+        let slot = self.fields.slot;
         let v = unzigzag(self.get());
         let d = if whole { v.wrapping_mul(unit as i64) } else { v };
-        self.units[slot].update(d.unsigned_abs());
+        self.fields.units[slot].update(d.unsigned_abs());
         prev.wrapping_add(d as u64)
     }
 
     /// Reads a value `Encoder::put_either` wrote with the same guesses.
     #[inline]
     pub fn get_either(&mut self, guesses: [u64; 2]) -> u64 {
-        let slot = self.slot;
-        let guess = guesses[self.guesses[slot].better()];
+        let slot = self.fields.slot;
+        let guess = guesses[self.fields.guesses[slot].better()];
         let x = self.get_change(guess);
-        self.guesses[slot].pick(x, guesses);
+        self.fields.guesses[slot].pick(x, guesses);
         x
     }
 }
@@ -594,12 +588,12 @@ mod tests {
             let values: Vec<u64> = values.into_iter().map(|(bits, x)| x.checked_shr(bits).unwrap_or(0)).collect();
             let mut e = Encoder::default();
             for (i, &v) in values.iter().enumerate() {
-                e.slot = i % SLOTS;
+                e.fields.slot = i % SLOTS;
                 e.put(v);
             }
             let mut d = Decoder::new(&e);
             let back: Vec<u64> = (0..values.len()).map(|i| {
-                d.slot = i % SLOTS;
+                d.fields.slot = i % SLOTS;
                 d.get()
             }).collect();
             proptest::prop_assert_eq!(back, values);
@@ -611,8 +605,8 @@ mod tests {
         let mut e = Encoder::default();
         // Order 0 at first: 0 is "1", 1 is "010", 2 is "011", 5 is "00110".
         for v in [0, 1, 2, 5] {
-            e.slot = 0;
-            e.models[0] = Model::default();
+            e.fields.slot = 0;
+            e.fields.models[0] = Model::default();
             e.put(v);
         }
         assert_eq!((e.bytes.len(), e.len), (0, 12), "1 + 3 + 3 + 5 bits");
@@ -621,12 +615,12 @@ mod tests {
         // After many values of 12 bits the order is 11: a value of 12 bits takes 2 * 2 - 1 + 11.
         let mut e = Encoder::default();
         for _ in 0..100 {
-            e.slot = 0;
+            e.fields.slot = 0;
             e.put(3000);
         }
-        assert_eq!(e.models[0].order(), 11);
+        assert_eq!(e.fields.models[0].order(), 11);
         let before = e.bytes.len() * 8 + e.len as usize;
-        e.slot = 0;
+        e.fields.slot = 0;
         e.put(3000);
         assert_eq!(e.bytes.len() * 8 + e.len as usize - before, 14);
     }
@@ -646,13 +640,13 @@ mod tests {
             }
             let mut e = Encoder::default();
             for w in values.windows(2) {
-                e.slot = 0;
+                e.fields.slot = 0;
                 e.put_multiple(w[1], w[0]);
             }
             let mut d = Decoder::new(&e);
             let mut back = vec![0u64];
             for _ in 1..values.len() {
-                d.slot = 0;
+                d.fields.slot = 0;
                 let prev = *back.last().unwrap();
                 back.push(d.get_multiple(prev));
             }
@@ -679,7 +673,7 @@ mod tests {
         let mut e = Encoder::default();
         let mut x = 0u64;
         for k in 0..1000u64 {
-            e.slot = 0;
+            e.fields.slot = 0;
             // Between 1 and 8 segments of 1460 bytes: changes of 11-14 bits.
             let next = x + (1 + (k * 7919) % 8) * 1460;
             e.put_multiple(next, x);
@@ -698,18 +692,18 @@ mod tests {
         let mut d_guesses = Vec::new();
         // The value is always the second guess plus one; the first guess is a thousand off.
         for k in 0..20u64 {
-            e.slot = 0;
+            e.fields.slot = 0;
             d_guesses.push([k * 7, k * 7 + 1001]);
             e.put_either(k * 7 + 1002, [k * 7, k * 7 + 1001]);
         }
         // Both averages start at zero: the first guess is used once (a miss of 1002, 11 bits
         // for zigzag 2004), then the second (zigzag 2, 2 bits), whose average is then lower.
-        assert_eq!(e.guesses[0].better(), 1);
+        assert_eq!(e.fields.guesses[0].better(), 1);
         let mut dec = Decoder::new(&e);
         let back: Vec<u64> = d_guesses
             .iter()
             .map(|&g| {
-                dec.slot = 0;
+                dec.fields.slot = 0;
                 dec.get_either(g)
             })
             .collect();
