@@ -4,10 +4,9 @@
 //! of many quiet keys (200 connections over 100 s on a 1 ms grid) has a table of half a million
 //! rows but only a tenth as many runs. A run is a key, its first row's time, its row count and
 //! the state those rows carry, and neighbouring runs of one key differ little: each run is
-//! written as varints of its differences from the same key's previous run, 5-20 bytes where a
-//! flow's state alone takes 104. The table is built from the runs only when it is read.
-
-use integer_encoding::VarInt;
+//! written as its differences from the same key's previous run, each field's in a code whose
+//! length follows that field's recent changes (`Encoder`): 5-9 bytes a run in the benchmarks
+//! where a flow's state alone takes 104. The table is built from the runs only when it is read.
 
 /// A state a recording packs: written as its differences from the same key's previous state.
 pub(crate) trait PackedState: Copy + Default {
@@ -16,9 +15,9 @@ pub(crate) trait PackedState: Copy + Default {
     fn identical(&self, other: &Self) -> bool;
     /// Appends `self` as differences from `prev`. `names` holds the strings a state refers to
     /// (phase names), written as their index there.
-    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>);
+    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder);
     /// Reads back what `pack` wrote after `prev`.
-    fn unpack(prev: &Self, names: &Names, input: &mut &[u8]) -> Self;
+    fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self;
 }
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
@@ -37,12 +36,16 @@ pub(crate) struct Recording<S> {
     /// The closed runs, each its key, then its first time, row count and state as differences
     /// from the key's previous closed run (the time from the tick after it). Each key's runs are
     /// in time order.
-    packed: Vec<u8>,
+    packed: Encoder,
+    /// The number of closed runs.
+    closed_runs: usize,
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
     open: Vec<Option<Repeat<S>>>,
     /// Per key: its last closed run, which the next one is written against.
     closed: Vec<Repeat<S>>,
+    /// The key of the last closed run.
+    last_key: u32,
     rows: usize,
 }
 
@@ -50,10 +53,12 @@ impl<S: PackedState> Recording<S> {
     pub fn new(keys: usize, step: u64) -> Self {
         Recording {
             step,
-            packed: Vec::new(),
+            packed: Encoder::default(),
+            closed_runs: 0,
             names: Names::default(),
             open: vec![None; keys],
             closed: vec![Repeat::default(); keys],
+            last_key: 0,
             rows: 0,
         }
     }
@@ -78,13 +83,19 @@ impl<S: PackedState> Recording<S> {
     #[inline(never)]
     fn close(&mut self, key: u32, run: Repeat<S>) {
         let prev = &mut self.closed[key as usize];
-        put(&mut self.packed, key as u64);
+        let out = &mut self.packed;
+        out.fields.slot = 0;
+        // Against the previous run's key: keys take turns, and one of many flows is often next
+        // to the one before.
+        out.put_change(key as u64, self.last_key as u64);
+        self.last_key = key;
         // Against the tick after the previous run: zero for the usual run, one that goes on
         // where the previous stopped.
-        put_change(&mut self.packed, run.first, prev.first + prev.count * self.step);
-        put(&mut self.packed, run.count);
-        run.state.pack(&prev.state, &mut self.names, &mut self.packed);
+        out.put_multiple(run.first, prev.first + prev.count * self.step);
+        out.put(run.count - 1);
+        run.state.pack(&prev.state, &mut self.names, out);
         *prev = run;
+        self.closed_runs += 1;
     }
 
     /// The number of rows in the table.
@@ -95,18 +106,17 @@ impl<S: PackedState> Recording<S> {
     /// Every run with its key: each key's in time order (the keys' interleaving is not).
     pub fn runs(&self) -> impl Iterator<Item = (u32, Repeat<S>)> + '_ {
         let mut prev = vec![Repeat::default(); self.open.len()];
-        let mut input = &self.packed[..];
-        let closed = std::iter::from_fn(move || {
-            if input.is_empty() {
-                return None;
-            }
-            let key = get(&mut input) as u32;
+        let mut input = Decoder::new(&self.packed);
+        let mut key = 0;
+        let closed = (0..self.closed_runs).map(move |_| {
+            input.fields.slot = 0;
+            key = input.get_change(key as u64) as u32;
             let p: &mut Repeat<S> = &mut prev[key as usize];
-            let first = get_change(&mut input, p.first + p.count * self.step);
-            let count = get(&mut input);
+            let first = input.get_multiple(p.first + p.count * self.step);
+            let count = input.get() + 1;
             let state = S::unpack(&p.state, &self.names, &mut input);
             *p = Repeat { first, count, state };
-            Some((key, *p))
+            (key, *p)
         });
         let open = self.open.iter().enumerate().filter_map(|(key, run)| run.map(|r| (key as u32, r)));
         closed.chain(open)
@@ -144,36 +154,366 @@ impl Names {
     }
 }
 
-/// Appends `x` as a varint.
-#[inline]
-pub(crate) fn put(out: &mut Vec<u8>, x: u64) {
-    let mut buf = [0u8; 10];
-    let n = x.encode_var(&mut buf);
-    out.extend_from_slice(&buf[..n]);
+/// The codes a run writes at most: its key, time and count and its state's fields.
+const SLOTS: usize = 16;
+
+/// What the codes of one field have been like: the next is written with as many plain low bits
+/// as recent values had, less one. A field whose changes are a few hundred units one tick and a
+/// few the next costs what its usual change needs, not the bytes its largest would.
+#[derive(Clone, Copy, Debug, Default)]
+struct Model {
+    /// Eight times the moving average of the bit lengths of the field's codes (weight 1/8).
+    bits: u32,
 }
 
-/// Reads a varint `put` wrote.
-#[inline]
-pub(crate) fn get(input: &mut &[u8]) -> u64 {
-    let (x, n) = u64::decode_var(input).expect("a recording reads back what it wrote");
-    *input = &input[n..];
-    x
+impl Model {
+    /// The order of the exp-Golomb code for the next value.
+    fn order(&self) -> u32 {
+        (self.bits >> 3).saturating_sub(1)
+    }
+
+    fn update(&mut self, z: u64) {
+        self.bits = self.bits - (self.bits >> 3) + (64 - z.leading_zeros());
+    }
 }
 
-/// Appends `x` as its difference from `prev`, a small varint for a small change either way.
-#[inline]
-pub(crate) fn put_change(out: &mut Vec<u8>, x: u64, prev: u64) {
-    let mut buf = [0u8; 10];
-    let n = (x.wrapping_sub(prev) as i64).encode_var(&mut buf);
-    out.extend_from_slice(&buf[..n]);
+/// Writes each field of a run as an exp-Golomb code of order `k` that follows the field's
+/// recent values (`Model`): `z >> k` plus one as its bit length less one in unary and its bits
+/// below the leading one, then the low `k` bits of `z`. A change of zero costs a bit or two, a
+/// change as large as the field's usual ones `2 + k` bits, a rare large one about twice its
+/// length. Over varints (7 bits per byte and a continuation bit, a byte at least) this halves
+/// the fields that rarely change and saves the unused high bits of the rest: about a third of
+/// B1's series at 300 s (see docs/performance.md, "Tenth round").
+#[derive(Debug, Default)]
+pub(crate) struct Encoder {
+    bytes: Vec<u8>,
+    /// Bits not yet stored, lowest first (fewer than 64).
+    acc: u64,
+    len: u32,
+    fields: Fields,
 }
 
-/// Reads a value `put_change` wrote after `prev`.
+/// What an encoder and its decoder both keep of each field, updated alike as codes pass.
+#[derive(Debug, Default)]
+struct Fields {
+    models: [Model; SLOTS],
+    units: [Unit; SLOTS],
+    guesses: [Guesses; SLOTS],
+    /// The field being written or read: a run's codes take the slots in order from 0.
+    slot: usize,
+}
+
+impl Encoder {
+    /// Appends the low `n` bits of `v` (`n` at most 56, the bits above zero). The bits are
+    /// stored eight bytes at a time: a copy of a fixed size, where one of a byte count cost a
+    /// call to `memcpy`.
+    #[inline]
+    fn bits(&mut self, v: u64, n: u32) {
+        let free = 64 - self.len;
+        self.acc |= v << self.len;
+        if n < free {
+            self.len += n;
+        } else {
+            self.bytes.extend_from_slice(&self.acc.to_le_bytes());
+            self.acc = v >> free;
+            self.len = n - free;
+        }
+    }
+
+    /// Appends `z` as the next field's code.
+    #[inline(always)]
+    pub fn put(&mut self, z: u64) {
+        let model = &mut self.fields.models[self.fields.slot];
+        self.fields.slot += 1;
+        let k = model.order();
+        model.update(z);
+        let high = z >> k;
+        if high < 1 << 15 && k <= 24 {
+            // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits.
+            let y = high + 1;
+            let n = 64 - y.leading_zeros();
+            // Plain masks: n - 1 < 16 and k <= 24.
+            let code = 1 << (n - 1) | (y & !(u64::MAX << (n - 1))) << n | (z & !(u64::MAX << k)) << (2 * n - 1);
+            self.bits(code, 2 * n - 1 + k);
+        } else {
+            self.put_long(z, k);
+        }
+    }
+
+    /// `put`'s code for a large value or order, in pieces.
+    #[cold]
+    fn put_long(&mut self, z: u64, k: u32) {
+        let y = (z >> k) as u128 + 1;
+        let n = 128 - y.leading_zeros();
+        for _ in 0..n - 1 {
+            self.bits(0, 1);
+        }
+        self.bits(1, 1);
+        self.put_wide(low(y as u64, n - 1), n - 1);
+        self.put_wide(low(z, k), k);
+    }
+
+    /// The low `n` bits of `v`, `n` up to 64.
+    fn put_wide(&mut self, v: u64, n: u32) {
+        self.bits(low(v, n.min(32)), n.min(32));
+        if n > 32 {
+            self.bits(v >> 32, n - 32);
+        }
+    }
+
+    /// Appends `x` as its difference from `prev`, a short code for a small change either way.
+    #[inline]
+    pub fn put_change(&mut self, x: u64, prev: u64) {
+        self.put(zigzag(x.wrapping_sub(prev) as i64));
+    }
+
+    /// `put_change` for a field whose changes are often whole multiples of some unit (bytes of
+    /// whole segments, a packet's serialisation time, the grid step): once the unit is known
+    /// (`Unit`), a bit says whether this change is a multiple, and if so the multiple is
+    /// written instead of the change.
+    #[inline]
+    pub fn put_multiple(&mut self, x: u64, prev: u64) {
+        let d = x.wrapping_sub(prev) as i64;
+        let m = d.unsigned_abs();
+        let unit = self.fields.units[self.fields.slot].0;
+        self.fields.units[self.fields.slot].update(m);
+        let v = if unit > 1 {
+            let whole = m.is_multiple_of(unit);
+            self.bits(!whole as u64, 1);
+            if whole {
+                d.signum() * (m / unit) as i64
+            } else {
+                d
+            }
+        } else {
+            d
+        };
+        self.put(zigzag(v));
+    }
+
+    /// Appends `x` as its difference from whichever of two guesses has lately been closer
+    /// (`Guesses`).
+    #[inline]
+    pub fn put_either(&mut self, x: u64, guesses: [u64; 2]) {
+        let guess = self.fields.guesses[self.fields.slot].pick(x, guesses);
+        self.put_change(x, guess);
+    }
+}
+
+/// Reads what an `Encoder` wrote, the bits it has not stored yet included.
+pub(crate) struct Decoder<'a> {
+    bytes: &'a [u8],
+    tail: u64,
+    pos: usize,
+    acc: u64,
+    len: u32,
+    fields: Fields,
+}
+
+impl<'a> Decoder<'a> {
+    fn new(e: &'a Encoder) -> Self {
+        Decoder { bytes: &e.bytes, tail: e.acc, pos: 0, acc: 0, len: 0, fields: Fields::default() }
+    }
+
+    /// Tops the bits up to more than 56; past the stored bytes they are the encoder's bits not
+    /// yet stored, then zeros. Where eight bytes are left they are read in one load: the bits
+    /// of the last, partly taken byte land above `len` and are the stream's own, so taking that
+    /// byte again later changes nothing.
+    #[inline]
+    fn refill(&mut self) {
+        if let Some(word) = self.bytes.get(self.pos..self.pos + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            self.acc |= word << self.len;
+            let taken = (63 - self.len) / 8;
+            self.pos += taken as usize;
+            self.len += 8 * taken;
+            return;
+        }
+        while self.len <= 56 {
+            let b = match self.bytes.get(self.pos) {
+                Some(&b) => b as u64,
+                None => self.tail.checked_shr(8 * (self.pos - self.bytes.len()).min(8) as u32).unwrap_or(0) & 0xff,
+            };
+            self.acc |= b << self.len;
+            self.len += 8;
+            self.pos += 1;
+        }
+    }
+
+    /// The next `n` bits (at most 56).
+    #[inline]
+    fn bits(&mut self, n: u32) -> u64 {
+        self.refill();
+        let v = low(self.acc, n);
+        self.acc >>= n;
+        self.len -= n;
+        v
+    }
+
+    /// The next `n` bits, `n` up to 64.
+    fn wide(&mut self, n: u32) -> u64 {
+        let low = self.bits(n.min(32));
+        if n > 32 {
+            low | self.bits(n - 32) << 32
+        } else {
+            low
+        }
+    }
+
+    /// Reads the next field's code, as `Encoder::put` wrote it.
+    #[inline(always)]
+    pub fn get(&mut self) -> u64 {
+        let k = self.fields.models[self.fields.slot].order();
+        self.fields.slot += 1;
+        self.refill();
+        // y's n - 1 leading zeros and its leading one; then the rest of y and z's low bits.
+        let zeros = self.acc.trailing_zeros();
+        let length = 2 * zeros + 1 + k;
+        let z = if length <= self.len {
+            // Here zeros < 32 and k < 64: plain masks.
+            let code = self.acc >> (zeros + 1);
+            let y = 1 << zeros | code & !(u64::MAX << zeros);
+            // All 64 bits when a refill byte by byte (near the end) filled them.
+            self.acc = self.acc.checked_shr(length).unwrap_or(0);
+            self.len -= length;
+            (y - 1) << k | (code >> zeros) & !(u64::MAX << k)
+        } else {
+            self.get_long(k)
+        };
+        self.fields.models[self.fields.slot - 1].update(z);
+        z
+    }
+
+    /// `get` for a code longer than the bits at hand, in pieces.
+    #[cold]
+    fn get_long(&mut self, k: u32) -> u64 {
+        let mut zeros = 0;
+        // Bits above `len` may be set (see `refill`): only the first `len` count.
+        while self.acc.trailing_zeros() >= self.len {
+            zeros += self.len;
+            self.acc = self.acc.checked_shr(self.len).unwrap_or(0);
+            self.len = 0;
+            self.refill();
+        }
+        let tz = self.acc.trailing_zeros();
+        zeros += tz;
+        self.acc = self.acc.checked_shr(tz + 1).unwrap_or(0);
+        self.len -= tz + 1;
+        let y = (1u128 << zeros) | self.wide(zeros) as u128;
+        (((y - 1) as u64).checked_shl(k).unwrap_or(0)) | self.wide(k)
+    }
+
+    /// Reads a value `Encoder::put_change` wrote after `prev`.
+    #[inline]
+    pub fn get_change(&mut self, prev: u64) -> u64 {
+        prev.wrapping_add(unzigzag(self.get()) as u64)
+    }
+
+    /// Reads a value `Encoder::put_multiple` wrote after `prev`.
+    #[inline]
+    pub fn get_multiple(&mut self, prev: u64) -> u64 {
+        let unit = self.fields.units[self.fields.slot].0;
+        let whole = unit > 1 && self.bits(1) == 0;
+        let slot = self.fields.slot;
+        let v = unzigzag(self.get());
+        let d = if whole { v.wrapping_mul(unit as i64) } else { v };
+        self.fields.units[slot].update(d.unsigned_abs());
+        prev.wrapping_add(d as u64)
+    }
+
+    /// Reads a value `Encoder::put_either` wrote with the same guesses.
+    #[inline]
+    pub fn get_either(&mut self, guesses: [u64; 2]) -> u64 {
+        let slot = self.fields.slot;
+        let guess = guesses[self.fields.guesses[slot].better()];
+        let x = self.get_change(guess);
+        self.fields.guesses[slot].pick(x, guesses);
+        x
+    }
+}
+
+/// How close two ways of guessing a field have lately been: moving averages (weight 1/16) of
+/// the bit lengths of their misses. A flow's smoothed RTT is best guessed by its previous one
+/// where few samples come between two rows (B3's connections on a 1 ms grid), by the row's own
+/// latest RTT sample where a tick spans many ACKs (B1 at 300 s, 30 ms ticks): the wrong guess
+/// costs about twice the bits (docs/performance.md, "Tenth round").
+#[derive(Clone, Copy, Debug, Default)]
+struct Guesses([u32; 2]);
+
+impl Guesses {
+    /// The guess to use now: the first while they are even.
+    fn better(&self) -> usize {
+        (self.0[1] < self.0[0]) as usize
+    }
+
+    /// The guess to use for `x`, then the averages updated with both misses.
+    fn pick(&mut self, x: u64, guesses: [u64; 2]) -> u64 {
+        let guess = guesses[self.better()];
+        for (average, g) in self.0.iter_mut().zip(guesses) {
+            let miss = zigzag(x.wrapping_sub(g) as i64);
+            *average = *average - (*average >> 4) + (64 - miss.leading_zeros());
+        }
+        guess
+    }
+}
+
+/// The unit a field's changes have lately been whole multiples of; one for none.
+#[derive(Clone, Copy, Debug)]
+struct Unit(u64);
+
+impl Default for Unit {
+    fn default() -> Self {
+        Unit(1)
+    }
+}
+
+impl Unit {
+    /// Units smaller than this save too little to be worth the bit that says a change is a
+    /// multiple.
+    const SMALLEST: u64 = 64;
+
+    /// After a change of magnitude `m`: a multiple keeps the unit; otherwise the unit becomes
+    /// their greatest common divisor if that is still large (the segment's 1460 bytes after
+    /// multiples of 2920), else `m` itself, which the next changes may be multiples of.
+    fn update(&mut self, m: u64) {
+        if m == 0 || (self.0 > 1 && m.is_multiple_of(self.0)) {
+            return;
+        }
+        let common = if self.0 > 1 { gcd(self.0, m) } else { 1 };
+        self.0 = [common, m].into_iter().find(|&u| u >= Self::SMALLEST).unwrap_or(1);
+    }
+}
+
+/// The greatest common divisor of two non-zero numbers (Stein's: shifts and subtractions, no
+/// division).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            core::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
+}
+
+/// The low `n` bits of `v` (`n` up to 64).
 #[inline]
-pub(crate) fn get_change(input: &mut &[u8], prev: u64) -> u64 {
-    let (d, n) = i64::decode_var(input).expect("a recording reads back what it wrote");
-    *input = &input[n..];
-    prev.wrapping_add(d as u64)
+fn low(v: u64, n: u32) -> u64 {
+    v & u64::MAX.checked_shr(64 - n).unwrap_or(0)
+}
+
+/// A signed value as an unsigned one with small magnitudes small either way.
+fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(z: u64) -> i64 {
+    (z >> 1) as i64 ^ -((z & 1) as i64)
 }
 
 #[cfg(test)]
@@ -190,12 +530,12 @@ mod tests {
         fn identical(&self, other: &Self) -> bool {
             self == other
         }
-        fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
-            put_change(out, self.x, prev.x);
-            put(out, names.index(self.name));
+        fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder) {
+            out.put_change(self.x, prev.x);
+            out.put(names.index(self.name));
         }
-        fn unpack(prev: &Self, names: &Names, input: &mut &[u8]) -> Self {
-            S { x: get_change(input, prev.x), name: names.get(get(input)) }
+        fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self {
+            S { x: input.get_change(prev.x), name: names.get(input.get()) }
         }
     }
 
@@ -225,16 +565,153 @@ mod tests {
     }
 
     #[test]
-    fn small_changes_take_a_byte_each() {
+    fn small_changes_take_a_few_bits_each() {
         let mut r = Recording::new(1, 100);
         for k in 0..1000u64 {
-            // A new state every tick, wandering by fewer than 64 units either way.
+            // A new state every tick, wandering by fewer than 30 units either way.
             r.push(0, k * 100, 1, S { x: (1 << 40) | ((k * 7919) % 30), name: "a" });
         }
-        // Key, time, count, value and name: a byte each, but for the first run's value.
-        assert!(r.packed.len() <= 5 * 1000 + 6, "{} bytes", r.packed.len());
+        // Once the codes have adapted: key, time, count and name a bit each (no change), the
+        // value's change (zigzag below 64, bit length 5 or 6 on average: order 4) at most
+        // 2 * 3 - 1 + 4 = 9 bits; varints took a byte each, 5 bytes a run.
+        let bytes = r.packed.bytes.len();
+        assert!(bytes <= 13 * 1000 / 8 + 20, "{bytes} bytes");
         assert_eq!(r.runs().count(), 1000);
         assert!(r.runs().all(|(_, run)| run.state.x >> 40 == 1));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn codes_read_back_whatever_their_size(values in proptest::collection::vec((0..64u32, proptest::prelude::any::<u64>()), 1..300)) {
+            // Values of every bit length (a shift of a random word), in up to 16 slots whose
+            // models adapt to each: small after large, large after small.
+            let values: Vec<u64> = values.into_iter().map(|(bits, x)| x.checked_shr(bits).unwrap_or(0)).collect();
+            let mut e = Encoder::default();
+            for (i, &v) in values.iter().enumerate() {
+                e.fields.slot = i % SLOTS;
+                e.put(v);
+            }
+            let mut d = Decoder::new(&e);
+            let back: Vec<u64> = (0..values.len()).map(|i| {
+                d.fields.slot = i % SLOTS;
+                d.get()
+            }).collect();
+            proptest::prop_assert_eq!(back, values);
+        }
+    }
+
+    #[test]
+    fn a_code_is_as_long_as_exp_golomb_of_the_adapted_order() {
+        let mut e = Encoder::default();
+        // Order 0 at first: 0 is "1", 1 is "010", 2 is "011", 5 is "00110".
+        for v in [0, 1, 2, 5] {
+            e.fields.slot = 0;
+            e.fields.models[0] = Model::default();
+            e.put(v);
+        }
+        assert_eq!((e.bytes.len(), e.len), (0, 12), "1 + 3 + 3 + 5 bits");
+        // Lowest first: 1; 0, 1 (the leading one), 0; 0, 1, 1; then 0, 0, 1, 0, 1 (5 = 110 - 1).
+        assert_eq!(e.acc, 0b1010_0110_0101);
+        // After many values of 12 bits the order is 11: a value of 12 bits takes 2 * 2 - 1 + 11.
+        let mut e = Encoder::default();
+        for _ in 0..100 {
+            e.fields.slot = 0;
+            e.put(3000);
+        }
+        assert_eq!(e.fields.models[0].order(), 11);
+        let before = e.bytes.len() * 8 + e.len as usize;
+        e.fields.slot = 0;
+        e.put(3000);
+        assert_eq!(e.bytes.len() * 8 + e.len as usize - before, 14);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn multiples_read_back_whatever_their_size(
+            changes in proptest::collection::vec((0..4usize, -50..50i64, proptest::prelude::any::<bool>()), 1..300)
+        ) {
+            // Changes that are multiples of a unit (which itself changes), others just off one,
+            // and the extremes: a change of i64::MIN, values wrapping round.
+            let units = [1460i64, 12096, 1 << 40, i64::MIN];
+            let mut values = vec![0u64];
+            for (u, k, off) in changes {
+                let change = units[u].wrapping_mul(k).wrapping_add(off as i64);
+                values.push(values.last().unwrap().wrapping_add(change as u64));
+            }
+            let mut e = Encoder::default();
+            for w in values.windows(2) {
+                e.fields.slot = 0;
+                e.put_multiple(w[1], w[0]);
+            }
+            let mut d = Decoder::new(&e);
+            let mut back = vec![0u64];
+            for _ in 1..values.len() {
+                d.fields.slot = 0;
+                let prev = *back.last().unwrap();
+                back.push(d.get_multiple(prev));
+            }
+            proptest::prop_assert_eq!(back, values);
+        }
+    }
+
+    #[test]
+    fn the_unit_follows_the_common_divisor_of_the_changes() {
+        assert_eq!((gcd(2920, 4380), gcd(12096, 36288), gcd(7, 5), gcd(1 << 63, 3 << 10)), (1460, 12096, 1, 1 << 10));
+        let mut unit = Unit::default();
+        let mut after = |m| {
+            unit.update(m);
+            unit.0
+        };
+        // Two segments, then three (their divisor is one segment), a multiple, none (no change),
+        // then 7 bytes: too small a unit to be worth a bit; then 100 bytes, a unit of its own.
+        let units: Vec<u64> = [2920, 4380, 14600, 0, 7, 100].into_iter().map(&mut after).collect();
+        assert_eq!(units, [2920, 1460, 1460, 1460, 1, 100]);
+    }
+
+    #[test]
+    fn a_change_of_whole_segments_costs_its_count_of_segments() {
+        let mut e = Encoder::default();
+        let mut x = 0u64;
+        for k in 0..1000u64 {
+            e.fields.slot = 0;
+            // Between 1 and 8 segments of 1460 bytes: changes of 11-14 bits.
+            let next = x + (1 + (k * 7919) % 8) * 1460;
+            e.put_multiple(next, x);
+            x = next;
+        }
+        // Once the unit is known: the bit that says a multiple, then 2..16 (zigzag of 1..8) in
+        // an order-2 or 3 exp-Golomb code, at most 2 * 3 - 1 + 3 = 8 bits; the change itself
+        // would take 2 * 2 - 1 + 13 = 16 bits or more.
+        let bits = e.bytes.len() * 8 + e.len as usize;
+        assert!(bits <= 9 * 1000 + 40, "{bits} bits");
+    }
+
+    #[test]
+    fn the_closer_guess_is_used_once_it_has_been_closer() {
+        let mut e = Encoder::default();
+        let mut d_guesses = Vec::new();
+        // The value is always the second guess plus one; the first guess is a thousand off.
+        for k in 0..20u64 {
+            e.fields.slot = 0;
+            d_guesses.push([k * 7, k * 7 + 1001]);
+            e.put_either(k * 7 + 1002, [k * 7, k * 7 + 1001]);
+        }
+        // Both averages start at zero: the first guess is used once (a miss of 1002, 11 bits
+        // for zigzag 2004), then the second (zigzag 2, 2 bits), whose average is then lower.
+        assert_eq!(e.fields.guesses[0].better(), 1);
+        let mut dec = Decoder::new(&e);
+        let back: Vec<u64> = d_guesses
+            .iter()
+            .map(|&g| {
+                dec.fields.slot = 0;
+                dec.get_either(g)
+            })
+            .collect();
+        assert_eq!(back, (0..20).map(|k| k * 7 + 1002).collect::<Vec<u64>>());
+        // The first code 2 * 11 - 1 bits (zigzag 2004 at order 0). Then zigzag 2 (3 bits at
+        // order 0) while the model's average of bit lengths climbs from 11 to 16 (eight times
+        // 2: order 1), 4 bits from the seventh value on: 21 + 5 * 3 + 14 * 4.
+        assert_eq!(e.bytes.len() * 8 + e.len as usize, 92);
     }
 
     #[test]

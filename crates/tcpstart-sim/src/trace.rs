@@ -25,7 +25,7 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use serde::Serialize;
 use tcpstart_cc::Instant;
 
-use crate::recording::{get, get_change, put, put_change, Names, PackedState, Recording};
+use crate::recording::{Decoder, Encoder, Names, PackedState, Recording};
 use crate::tcp::sender::FlowSample;
 
 fn secs(d: Option<Duration>) -> f64 {
@@ -402,33 +402,38 @@ impl PackedState for FlowSample {
         bits(self) == bits(o) && same_phase(self.phase, o.phase)
     }
 
-    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Vec<u8>) {
-        put_change(out, self.cwnd, prev.cwnd);
-        put_change(out, self.ssthresh, prev.ssthresh);
-        put_change(out, self.inflight, prev.inflight);
-        put_change(out, nanos(self.srtt), nanos(prev.srtt));
-        put_change(out, nanos(self.rtt), nanos(prev.rtt));
-        put_change(out, self.delivered, prev.delivered);
-        put_change(out, self.retransmissions, prev.retransmissions);
-        // The phase and whether there is a pacing rate, in one varint.
-        put(out, names.index(self.phase) << 1 | self.pacing_rate.is_some() as u64);
+    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder) {
+        out.put_change(self.cwnd, prev.cwnd);
+        out.put_change(self.ssthresh, prev.ssthresh);
+        out.put_multiple(self.inflight, prev.inflight);
+        out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
+        out.put_either(nanos(self.srtt), [nanos(prev.srtt), nanos(self.rtt)]);
+        out.put_multiple(self.delivered, prev.delivered);
+        out.put_change(self.retransmissions, prev.retransmissions);
+        // The phase (zero: the previous run's, else its index plus one) and whether the pacing
+        // rate's presence changed, in one code: nearly always zero.
+        let phase = if same_phase(self.phase, prev.phase) { 0 } else { names.index(self.phase) + 1 };
+        out.put(phase << 1 | (self.pacing_rate.is_some() != prev.pacing_rate.is_some()) as u64);
         if let Some(rate) = self.pacing_rate {
-            put_change(out, rate.to_bits(), prev.pacing_rate.map_or(0, f64::to_bits));
+            out.put_change(rate.to_bits(), prev.pacing_rate.map_or(0, f64::to_bits));
         }
     }
 
-    fn unpack(prev: &Self, names: &Names, input: &mut &[u8]) -> Self {
-        let cwnd = get_change(input, prev.cwnd);
-        let ssthresh = get_change(input, prev.ssthresh);
-        let inflight = get_change(input, prev.inflight);
-        let srtt = from_nanos(get_change(input, nanos(prev.srtt)));
-        let rtt = from_nanos(get_change(input, nanos(prev.rtt)));
-        let delivered = get_change(input, prev.delivered);
-        let retransmissions = get_change(input, prev.retransmissions);
-        let tag = get(input);
-        let pacing_rate =
-            (tag & 1 == 1).then(|| f64::from_bits(get_change(input, prev.pacing_rate.map_or(0, f64::to_bits))));
-        let phase = names.get(tag >> 1);
+    fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self {
+        let cwnd = input.get_change(prev.cwnd);
+        let ssthresh = input.get_change(prev.ssthresh);
+        let inflight = input.get_multiple(prev.inflight);
+        let rtt = from_nanos(input.get_multiple(nanos(prev.rtt)));
+        let srtt = from_nanos(input.get_either([nanos(prev.srtt), nanos(rtt)]));
+        let delivered = input.get_multiple(prev.delivered);
+        let retransmissions = input.get_change(prev.retransmissions);
+        let tag = input.get();
+        let paced = prev.pacing_rate.is_some() != (tag & 1 == 1);
+        let pacing_rate = paced.then(|| f64::from_bits(input.get_change(prev.pacing_rate.map_or(0, f64::to_bits))));
+        let phase = match tag >> 1 {
+            0 => prev.phase,
+            i => names.get(i - 1),
+        };
         FlowSample { cwnd, ssthresh, inflight, srtt, rtt, pacing_rate, delivered, retransmissions, phase }
     }
 }
@@ -657,16 +662,16 @@ impl PackedState for QueueState {
         self == o
     }
 
-    fn pack(&self, prev: &Self, _: &mut Names, out: &mut Vec<u8>) {
-        put_change(out, self.packets, prev.packets);
-        put_change(out, self.bytes, prev.bytes);
-        put_change(out, nanos(self.sojourn), nanos(prev.sojourn));
+    fn pack(&self, prev: &Self, _: &mut Names, out: &mut Encoder) {
+        out.put_change(self.packets, prev.packets);
+        out.put_multiple(self.bytes, prev.bytes);
+        out.put_multiple(nanos(self.sojourn), nanos(prev.sojourn));
     }
 
-    fn unpack(prev: &Self, _: &Names, input: &mut &[u8]) -> Self {
-        let packets = get_change(input, prev.packets);
-        let bytes = get_change(input, prev.bytes);
-        let sojourn = from_nanos(get_change(input, nanos(prev.sojourn)));
+    fn unpack(prev: &Self, _: &Names, input: &mut Decoder) -> Self {
+        let packets = input.get_change(prev.packets);
+        let bytes = input.get_multiple(prev.bytes);
+        let sojourn = from_nanos(input.get_multiple(nanos(prev.sojourn)));
         QueueState { packets, bytes, sojourn }
     }
 }
