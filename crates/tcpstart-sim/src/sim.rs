@@ -74,6 +74,8 @@ pub struct Simulation {
     pub packet_trace: Option<PacketTrace>,
     /// Capture writers by link index, for the links the scenario asked to capture.
     pub captures: Vec<Option<PcapWriter>>,
+    /// Some link is captured: only then is the capture list looked up per packet.
+    capturing: bool,
     /// Some flow has scripted drops: only then are data packets counted at the bottleneck.
     scripted_drops: bool,
     end: Instant,
@@ -149,9 +151,11 @@ impl Simulation {
             .map(|f| (f.host, f.direction))
             .chain(udp.iter().map(|u| (u.spec.host, u.spec.direction)));
         let paths = ends.map(|(host, data)| [route(host, data), route(host, data.flip())]).collect();
-        let captures = links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
+        let captures: Vec<_> =
+            links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         let scripted_drops = scenario.flows.iter().any(|f| !f.drop_transmissions.is_empty());
         Simulation {
+            capturing: captures.iter().any(Option::is_some),
             captures,
             scripted_drops,
             flow_trace: FlowTrace::new(scenario.flows.len(), scenario.trace.interval),
@@ -409,6 +413,9 @@ impl Simulation {
 
     /// Packets are captured as their first bit goes onto the link.
     fn capture(&mut self, now: Instant, link: u32, slot: u32) {
+        if !self.capturing {
+            return;
+        }
         if let Some(w) = self.captures[link as usize].as_mut() {
             w.record(now, self.pool.get(slot));
         }
