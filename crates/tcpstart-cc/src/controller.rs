@@ -17,8 +17,8 @@ pub enum PartialAckPolicy {
 /// optionally, a pacing rate. It owns `cwnd` and `ssthresh`; the sender adds the recovery-time
 /// window inflation of RFC 5681 / 6582 on top of it when SACK is off.
 ///
-/// `cwnd`, `pacing_rate` and `in_slow_start` may change only in the `on_*` callbacks: the sender
-/// reads them once after each callback and uses those values until the next one (so
+/// `cwnd`, `pacing_rate`, `in_slow_start` and `phase` may change only in the `on_*` callbacks:
+/// the sender reads them once after each callback and uses those values until the next one (so
 /// `segment_mark`, for instance, must leave them alone).
 pub trait CongestionControl: Send {
     /// Stable identifier used by the registry, the CLI and traces.

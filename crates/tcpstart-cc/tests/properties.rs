@@ -1,5 +1,6 @@
 //! Property tests: any sequence of events leaves every registered controller with a finite
-//! window of at least one segment, and a finite positive pacing rate if it paces.
+//! window of at least one segment, and a finite positive pacing rate if it paces; marking a
+//! segment changes none of what the sender reads after callbacks only.
 
 use std::collections::BTreeMap;
 
@@ -80,6 +81,12 @@ proptest! {
                 if let Some(rate) = cc.pacing_rate() {
                     prop_assert!(rate.is_finite() && rate > 0.0, "{}: pacing rate {rate}", info.name);
                 }
+                // The sender reads these only after the `on_*` callbacks (the trait's contract):
+                // marking a segment must leave them as they were.
+                let before = (cc.cwnd(), cc.pacing_rate(), cc.in_slow_start(), cc.phase());
+                let mark = cc.segment_mark(flight);
+                let after = (cc.cwnd(), cc.pacing_rate(), cc.in_slow_start(), cc.phase());
+                prop_assert_eq!(before, after, "{}: segment_mark({}) gave {}", info.name, flight, mark);
             }
         }
     }

@@ -97,12 +97,14 @@ pub struct Sender {
     flow: u32,
     cfg: TcpConfig,
     cc: Box<dyn CongestionControl>,
-    /// The controller's `cwnd`, `pacing_rate` and `in_slow_start` as read after its latest
-    /// callback. They change only in callbacks (the trait's contract), so the per-segment and
-    /// per-ACK checks read these instead of making the virtual calls again.
+    /// The controller's `cwnd`, `pacing_rate`, `in_slow_start` and `phase` as read after its
+    /// latest callback. They change only in callbacks (the trait's contract), so the per-segment
+    /// and per-ACK checks and the time series read these instead of making the virtual calls
+    /// again.
     cc_cwnd: u64,
     cc_pacing_rate: Option<f64>,
     cc_slow_start: bool,
+    cc_phase: &'static str,
     /// `CongestionControl::observes_sends`: else `on_sent` and `segment_mark` are not called.
     cc_observes_sends: bool,
     /// `CongestionControl::uses_rate_samples`: else ACK events carry no delivery-rate sample.
@@ -149,6 +151,7 @@ impl Sender {
             cc_cwnd: cc.cwnd(),
             cc_pacing_rate: cc.pacing_rate(),
             cc_slow_start: cc.in_slow_start(),
+            cc_phase: cc.phase(),
             cc_observes_sends: cc.observes_sends(),
             cc_uses_rate_samples: cc.uses_rate_samples(),
             cc,
@@ -200,7 +203,7 @@ impl Sender {
     pub fn phase(&self) -> &'static str {
         match self.state {
             State::Idle | State::SynSent => "handshake",
-            State::Established => self.cc.phase(),
+            State::Established => self.cc_phase,
             State::Done => "done",
         }
     }
@@ -694,6 +697,7 @@ impl Sender {
         self.cc_cwnd = self.cc.cwnd();
         self.cc_pacing_rate = self.cc.pacing_rate();
         self.cc_slow_start = self.cc.in_slow_start();
+        self.cc_phase = self.cc.phase();
         self.check_window(now, was_slow_start, window_before);
     }
 
