@@ -11,7 +11,7 @@ use rand_pcg::Pcg64Mcg;
 use tcpstart_cc::Instant;
 
 use crate::ack_compression::AckCompressor;
-use crate::queue::{DropCause, QueueDiscipline, Queued};
+use crate::queue::{Discipline, DropCause, Queued};
 
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,8 +236,8 @@ pub struct Link {
     /// Shortest time between two packets entering the link (the forwarding rate cap).
     min_spacing: Duration,
     rng: Pcg64Mcg,
-    queue: Box<dyn QueueDiscipline>,
-    /// The discipline's [`QueueDiscipline::passes_idle_arrivals`], asked once.
+    queue: Discipline,
+    /// The discipline's [`QueueDiscipline::passes_idle_arrivals`](crate::queue::QueueDiscipline::passes_idle_arrivals), asked once.
     queue_passes_idle: bool,
     /// What the discipline holds, in packets and bytes, kept here as packets go in and out: the
     /// time series and the statistics read it two or three times per packet, each a virtual call
@@ -260,7 +260,7 @@ impl Link {
         rate_bps: f64,
         delay: Duration,
         impairments: Impairments,
-        queue: Box<dyn QueueDiscipline>,
+        queue: Discipline,
         seed: u128,
     ) -> Self {
         let min_spacing = impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps));
@@ -339,7 +339,8 @@ impl Link {
 
     /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
     /// onto an idle link, so an AQM sees every arrival; only a discipline that
-    /// [passes idle arrivals](QueueDiscipline::passes_idle_arrivals) (drop-tail) is skipped then.
+    /// [passes idle arrivals](crate::queue::QueueDiscipline::passes_idle_arrivals) (drop-tail)
+    /// is skipped then.
     #[inline]
     pub fn offer(&mut self, now: Instant, slot: u32, bytes: u32) -> Offer {
         self.stats.arrivals += 1;
@@ -419,7 +420,7 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{DropTail, Fifo};
+    use crate::queue::{DropTail, Fifo, QueueDiscipline};
     use crate::scenario::Limit;
 
     /// Drop-tail that takes the general path: every arrival through `enqueue` and `dequeue`.
@@ -439,12 +440,11 @@ mod tests {
 
     #[test]
     fn idle_arrivals_skip_drop_tail_with_the_same_outcome() {
-        let new = |queue: Box<dyn QueueDiscipline>| {
-            Link::new("l".into(), 1e9, Duration::from_millis(1), Impairments::default(), queue, 7)
-        };
+        let new =
+            |queue: Discipline| Link::new("l".into(), 1e9, Duration::from_millis(1), Impairments::default(), queue, 7);
         let limit = Limit::Packets(3);
         let (mut fast, mut general) =
-            (new(Box::new(DropTail::new(limit))), new(Box::new(GeneralDropTail(DropTail::new(limit)))));
+            (new(DropTail::new(limit).into()), new(Discipline::Other(Box::new(GeneralDropTail(DropTail::new(limit))))));
         assert!(fast.queue_passes_idle && !general.queue_passes_idle);
         // Random arrivals (some at the instant a transmission ends) and transmission ends.
         let mut rng = Pcg64Mcg::new(11);

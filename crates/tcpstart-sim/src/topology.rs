@@ -12,7 +12,7 @@
 use crate::ack_compression::AckCompressor;
 use crate::link::{Impairments, Link};
 use crate::packet::Direction;
-use crate::queue::{CoDel, DropTail, QueueDiscipline, Red};
+use crate::queue::{CoDel, Discipline, DropTail, Red};
 use crate::scenario::{Aqm, Limit, Scenario};
 
 pub const BOTTLENECK: u32 = 0;
@@ -44,12 +44,12 @@ pub fn route(host: u32, way: Direction) -> [u32; 3] {
     }
 }
 
-fn discipline(aqm: Aqm, limit: Limit, rate_bps: f64, seed: u128) -> Box<dyn QueueDiscipline> {
+fn discipline(aqm: Aqm, limit: Limit, rate_bps: f64, seed: u128) -> Discipline {
     match aqm {
-        Aqm::DropTail => Box::new(DropTail::new(limit)),
+        Aqm::DropTail => DropTail::new(limit).into(),
         // RED draws from its own stream, apart from the link's loss stream.
-        Aqm::Red(p) => Box::new(Red::new(limit, p, rate_bps, seed.rotate_left(64))),
-        Aqm::Codel(p) => Box::new(CoDel::new(limit, p)),
+        Aqm::Red(p) => Discipline::Other(Box::new(Red::new(limit, p, rate_bps, seed.rotate_left(64)))),
+        Aqm::Codel(p) => Discipline::Other(Box::new(CoDel::new(limit, p))),
     }
 }
 
@@ -87,7 +87,7 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
                 h.access_rate_bps,
                 h.access_delay,
                 Impairments::default(),
-                Box::new(DropTail::new(net.access_queue)),
+                DropTail::new(net.access_queue).into(),
                 seed(idx),
             ));
         }

@@ -14,7 +14,7 @@ use tcpstart_sim::scenario::Limit;
 /// Sends `n` packets of `bytes` through a link with bit-error rate `ber`; returns the loss rate.
 fn bit_error_loss_rate(ber: f64, bytes: u32, n: u32) -> f64 {
     let imp = Impairments { ber, ..Impairments::default() };
-    let mut link = Link::new("l".into(), 1e9, Duration::ZERO, imp, Box::new(DropTail::new(Limit::Packets(10))), 42);
+    let mut link = Link::new("l".into(), 1e9, Duration::ZERO, imp, DropTail::new(Limit::Packets(10)).into(), 42);
     let mut lost = 0;
     for i in 0..n {
         let now = Instant(i as u64 * 1_000_000);

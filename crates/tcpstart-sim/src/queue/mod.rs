@@ -83,6 +83,64 @@ pub trait QueueDiscipline: Send {
     }
 }
 
+/// A link's discipline. Drop-tail, nearly every link of a run, is held as itself, so the packet
+/// path calls it directly and inlined; the AQMs sit behind the trait.
+pub enum Discipline {
+    DropTail(DropTail),
+    Other(Box<dyn QueueDiscipline>),
+}
+
+impl From<DropTail> for Discipline {
+    fn from(q: DropTail) -> Self {
+        Discipline::DropTail(q)
+    }
+}
+
+impl From<Box<dyn QueueDiscipline>> for Discipline {
+    fn from(q: Box<dyn QueueDiscipline>) -> Self {
+        Discipline::Other(q)
+    }
+}
+
+impl Discipline {
+    fn get(&self) -> &dyn QueueDiscipline {
+        match self {
+            Discipline::DropTail(q) => q,
+            Discipline::Other(q) => q.as_ref(),
+        }
+    }
+
+    /// See [`QueueDiscipline::enqueue`].
+    #[inline]
+    pub fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> Admission {
+        match self {
+            Discipline::DropTail(q) => q.enqueue(now, slot, bytes),
+            Discipline::Other(q) => q.enqueue(now, slot, bytes),
+        }
+    }
+
+    /// See [`QueueDiscipline::dequeue`].
+    #[inline]
+    pub fn dequeue(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> Option<Queued> {
+        match self {
+            Discipline::DropTail(q) => q.dequeue(now, dropped),
+            Discipline::Other(q) => q.dequeue(now, dropped),
+        }
+    }
+
+    pub fn passes_idle_arrivals(&self) -> bool {
+        self.get().passes_idle_arrivals()
+    }
+
+    pub fn len_packets(&self) -> usize {
+        self.get().len_packets()
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.get().len_bytes()
+    }
+}
+
 /// FIFO storage with a limit in packets or bytes. A packet always fits an empty queue, so a byte
 /// limit smaller than one packet with options still lets traffic through one at a time.
 #[derive(Debug)]
