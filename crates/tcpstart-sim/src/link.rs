@@ -237,7 +237,7 @@ pub struct Link {
     min_spacing: Duration,
     rng: Pcg64Mcg,
     queue: Discipline,
-    /// The discipline's [`QueueDiscipline::passes_idle_arrivals`](crate::queue::QueueDiscipline::passes_idle_arrivals), asked once.
+    /// The discipline's [`Discipline::passes_idle_arrivals`], asked once.
     queue_passes_idle: bool,
     /// What the discipline holds, in packets and bytes, kept here as packets go in and out: the
     /// time series and the statistics read it two or three times per packet, each a virtual call
