@@ -84,12 +84,11 @@ pub struct Simulation {
 /// A connection's timers, in the order of [`Connection::scheduled`].
 const TIMERS: [TimerKind; 3] = [TimerKind::Retransmit, TimerKind::DelayedAck, TimerKind::Pacing];
 
+/// The place of `kind` in [`TIMERS`], which lists the kinds in their declaration order.
 fn timer_index(kind: TimerKind) -> usize {
-    match kind {
-        TimerKind::Retransmit => 0,
-        TimerKind::DelayedAck => 1,
-        TimerKind::Pacing => 2,
-    }
+    let idx = kind as usize;
+    debug_assert_eq!(TIMERS[idx], kind);
+    idx
 }
 
 impl Simulation {
