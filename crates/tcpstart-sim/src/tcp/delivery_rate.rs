@@ -22,15 +22,16 @@
 //! - losses are the bytes marked lost since the previous ACK's sample; the marks of a
 //!   retransmission timeout are not attributed to any ACK (Linux counts them at the timeout).
 //!
-//! The snapshots live in the scoreboard's segment records (as Linux keeps them in the skb), so a
-//! segment is pushed, SACKed and removed once: the scoreboard reports each segment it newly
-//! SACKs ([`DeliveryRate::on_sacked`]) or cumulatively removes ([`DeliveryRate::on_acked`]).
+//! The snapshots live in the scoreboard beside its segment records (as Linux keeps them in the
+//! skb), so a segment is pushed, SACKed and removed once: the scoreboard reports each segment it
+//! newly SACKs ([`DeliveryRate::on_sacked`]) or cumulatively removes ([`DeliveryRate::on_acked`]),
+//! with its snapshot.
 
 use tcpstart_cc::{Duration, Instant, RateSample};
 
 use crate::tcp::scoreboard::Segment;
 
-/// The delivery state a transmission saw (Linux `tcp_rate_skb_sent`), kept in the segment's
+/// The delivery state a transmission saw (Linux `tcp_rate_skb_sent`), kept beside the segment's
 /// scoreboard record until the segment is cumulatively acknowledged.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TxState {
@@ -42,10 +43,18 @@ pub struct TxState {
     pub is_app_limited: bool,
 }
 
+/// What the sample needs of the segment that defines it.
+#[derive(Clone, Copy, Debug)]
+struct Chosen {
+    seq: u64,
+    retransmitted: bool,
+    tx: TxState,
+}
+
 /// The segment chosen to define this ACK's sample, and the RTT candidates.
 #[derive(Clone, Copy, Debug, Default)]
 struct Pending {
-    chosen: Option<Segment>,
+    chosen: Option<Chosen>,
     acked_sacked: u64,
     /// Send time of the most recently sent newly SACKed, never retransmitted segment.
     sack_rtt_sent: Option<Instant>,
@@ -112,37 +121,36 @@ impl DeliveryRate {
     }
 
     /// The scoreboard marked segment `s` SACKed: it is delivered.
-    pub fn on_sacked(&mut self, s: &Segment) {
+    pub fn on_sacked(&mut self, s: &Segment, tx: &TxState) {
         self.delivered += s.len as u64;
         if !self.samples {
             return;
         }
         self.pending.acked_sacked += s.len as u64;
         if !s.retransmitted {
-            self.pending.sack_rtt_sent = self.pending.sack_rtt_sent.max(Some(s.tx.sent));
+            self.pending.sack_rtt_sent = self.pending.sack_rtt_sent.max(Some(tx.sent));
         }
-        self.consider(s);
+        self.consider(s, tx);
     }
 
     /// The cumulative ACK removed segment `s` from the scoreboard. Segments SACKed before were
     /// counted then; the bytes of the others are counted by [`Self::on_cumulative_ack`].
-    pub fn on_acked(&mut self, s: &Segment) {
+    pub fn on_acked(&mut self, s: &Segment, tx: &TxState) {
         if s.sacked || !self.samples {
             return;
         }
         self.pending.retransmitted_acked |= s.retransmitted;
-        self.pending.ack_rtt_sent = Some(s.tx.sent);
-        self.consider(s);
+        self.pending.ack_rtt_sent = Some(tx.sent);
+        self.consider(s, tx);
     }
 
     /// Picks the most recently sent delivered segment as the one defining the sample.
-    fn consider(&mut self, s: &Segment) {
-        let later =
-            self.pending.chosen.is_none_or(|c| s.tx.sent > c.tx.sent || (s.tx.sent == c.tx.sent && s.seq > c.seq));
+    fn consider(&mut self, s: &Segment, tx: &TxState) {
+        let later = self.pending.chosen.is_none_or(|c| tx.sent > c.tx.sent || (tx.sent == c.tx.sent && s.seq > c.seq));
         if later {
-            self.pending.chosen = Some(*s);
+            self.pending.chosen = Some(Chosen { seq: s.seq, retransmitted: s.retransmitted, tx: *tx });
             // The next flight's send phase starts at this segment (Linux `first_tx_mstamp`).
-            self.first_sent_time = s.tx.sent;
+            self.first_sent_time = tx.sent;
         }
     }
 
@@ -271,7 +279,7 @@ mod tests {
         }
 
         fn with(samples: bool) -> Self {
-            Conn { board: Scoreboard::new(MSS), rate: DeliveryRate::new(MSS, samples), snd_max: 0 }
+            Conn { board: Scoreboard::new(MSS, samples), rate: DeliveryRate::new(MSS, samples), snd_max: 0 }
         }
 
         /// Sends the segment starting at `seq`: a retransmission if it was sent before.
@@ -287,11 +295,11 @@ mod tests {
         }
 
         fn sack(&mut self, start: u64, end: u64) {
-            self.board.sack(start, end, |s| self.rate.on_sacked(s));
+            self.board.sack(start, end, |s, tx| self.rate.on_sacked(s, tx));
         }
 
         fn ack(&mut self, ack: u64, sack: bool) {
-            let acked = self.board.ack_to(ack, |s| self.rate.on_acked(s));
+            let acked = self.board.ack_to(ack, |s, tx| self.rate.on_acked(s, tx));
             self.rate.on_cumulative_ack(acked.bytes - acked.previously_sacked, sack);
         }
     }

@@ -21,8 +21,8 @@ pub struct SackedRanges {
 }
 
 impl SackedRanges {
-    /// The SACK block [start, end) arrived: calls `mark` on each segment of `segs` that lies
-    /// wholly inside it and is not covered yet, and adds those segments to the set. `segs` are
+    /// The SACK block [start, end) arrived: calls `mark` on each segment of `segs` (with its
+    /// index) that lies wholly inside it and is not covered yet, and adds those segments to the set. `segs` are
     /// consecutive segments of `mss` bytes (the last may be shorter) from `segs[0]`; `span` gives
     /// a segment's [seq, end). Every segment that is not covered yet is visited, since the set
     /// holds only SACKed segments' ranges.
@@ -33,7 +33,7 @@ impl SackedRanges {
         start: u64,
         end: u64,
         span: impl Fn(&T) -> (u64, u64),
-        mut mark: impl FnMut(&mut T),
+        mut mark: impl FnMut(usize, &mut T),
     ) {
         let Some(front) = segs.front().map(|s| span(s).0) else { return };
         let mut gaps = std::mem::take(&mut self.gaps);
@@ -46,7 +46,7 @@ impl SackedRanges {
                     break;
                 }
                 if seq >= start {
-                    mark(seg);
+                    mark(idx, seg);
                     self.insert(seq, seg_end);
                 }
                 idx += 1;

@@ -7,9 +7,13 @@
 //! retransmitted by NextSeg rule 3 or 4 while its first copy may still be travelling counts twice,
 //! as RFC 6675 SetPipe and Linux's `retrans_out` count it.
 //!
-//! Each record also holds the delivery-rate snapshot of the segment's latest transmission; the
-//! scoreboard hands every segment it newly SACKs or cumulatively removes to a callback, which
-//! the sender points at its delivery-rate sampler.
+//! Beside each record the scoreboard keeps the delivery-rate snapshot of the segment's latest
+//! transmission, when the sender takes rate samples; it hands every segment it newly SACKs or
+//! cumulatively removes, with its snapshot, to a callback, which the sender points at its
+//! delivery-rate sampler. The snapshots are a deque of their own, kept only for the controllers
+//! that use rate samples: a record is 24 bytes and a snapshot 40, and the records of a large
+//! window are much of what a run holds (B1: 0.7 MB at 30 s, 1 MB at 300 s, when every record
+//! carried its snapshot).
 
 use std::collections::VecDeque;
 
@@ -31,9 +35,19 @@ pub struct Segment {
     /// Copies believed to be in the network: 0 (SACKed or deemed lost), 1, or 2 after a
     /// retransmission of a segment not deemed lost (RFC 6675 NextSeg rules 3 and 4).
     pub copies: u8,
-    /// The delivery state at the latest transmission.
-    pub tx: TxState,
 }
+
+// The size the module docs weigh against the snapshot's.
+const _: () = assert!(size_of::<Segment>() == 24 && size_of::<TxState>() == 40);
+
+/// The snapshot handed to the callbacks of a scoreboard that keeps none.
+const NO_TX: TxState = TxState {
+    sent: Instant::ZERO,
+    delivered: 0,
+    delivered_time: Instant::ZERO,
+    first_sent_time: Instant::ZERO,
+    is_app_limited: false,
+};
 
 /// What a cumulative ACK removed from the scoreboard.
 #[derive(Clone, Copy, Debug, Default)]
@@ -48,6 +62,10 @@ pub struct Acked {
 pub struct Scoreboard {
     mss: u64,
     segs: VecDeque<Segment>,
+    /// The delivery state at each segment's latest transmission, in step with `segs`; empty
+    /// unless `keeps_tx`.
+    txs: VecDeque<TxState>,
+    keeps_tx: bool,
     /// The SACKed segments' ranges, so a SACK block costs only what it newly covers.
     sacked_ranges: SackedRanges,
     in_flight: u64,
@@ -68,10 +86,14 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    pub fn new(mss: u32) -> Self {
+    /// `keeps_tx`: keep each transmission's delivery-rate snapshot (the sender takes rate
+    /// samples); else the callbacks see an empty one.
+    pub fn new(mss: u32, keeps_tx: bool) -> Self {
         Scoreboard {
             mss: mss as u64,
             segs: VecDeque::new(),
+            txs: VecDeque::new(),
+            keeps_tx,
             sacked_ranges: SackedRanges::default(),
             in_flight: 0,
             sacked: 0,
@@ -119,15 +141,19 @@ impl Scoreboard {
             sacked: false,
             lost: false,
             copies: 1,
-            tx,
         });
+        if self.keeps_tx {
+            self.txs.push_back(tx);
+        }
         self.in_flight += len as u64;
     }
 
     pub fn on_retransmit(&mut self, idx: usize, now: Instant, tx: TxState) {
         let s = &mut self.segs[idx];
         s.sent = now;
-        s.tx = tx;
+        if self.keeps_tx {
+            self.txs[idx] = tx;
+        }
         s.retransmitted = true;
         self.lost_waiting -= s.lost as usize;
         s.lost = false;
@@ -135,14 +161,15 @@ impl Scoreboard {
         self.in_flight += s.len as u64;
     }
 
-    /// Removes every segment that ends at or below `ack`, calling `removed` on each.
-    pub fn ack_to(&mut self, ack: u64, mut removed: impl FnMut(&Segment)) -> Acked {
+    /// Removes every segment that ends at or below `ack`, calling `removed` on each with its
+    /// snapshot.
+    pub fn ack_to(&mut self, ack: u64, mut removed: impl FnMut(&Segment, &TxState)) -> Acked {
         let mut out = Acked::default();
         while let Some(s) = self.segs.front() {
             if s.seq + s.len as u64 > ack {
                 break;
             }
-            removed(s);
+            removed(s, self.txs.front().unwrap_or(&NO_TX));
             out.bytes += s.len as u64;
             self.in_flight -= s.copies as u64 * s.len as u64;
             if s.sacked {
@@ -153,6 +180,7 @@ impl Scoreboard {
             out.rtt_send_time = (!s.retransmitted).then_some(s.sent);
             // Read in place and dropped: no copy of the record out of the deque.
             self.segs.pop_front();
+            self.txs.pop_front();
             self.retransmit_cursor = self.retransmit_cursor.saturating_sub(1);
             self.rule3_cursor = self.rule3_cursor.saturating_sub(1);
         }
@@ -160,14 +188,14 @@ impl Scoreboard {
         out
     }
 
-    /// Marks the segments inside [start, end) as SACKed, calling `newly_sacked` on each; returns
-    /// the bytes newly SACKed.
-    pub fn sack(&mut self, start: u64, end: u64, mut newly_sacked: impl FnMut(&Segment)) -> u64 {
+    /// Marks the segments inside [start, end) as SACKed, calling `newly_sacked` on each with its
+    /// snapshot; returns the bytes newly SACKed.
+    pub fn sack(&mut self, start: u64, end: u64, mut newly_sacked: impl FnMut(&Segment, &TxState)) -> u64 {
         let mut newly = 0;
-        let (in_flight, highest, lost_waiting) =
-            (&mut self.in_flight, &mut self.highest_sacked_end, &mut self.lost_waiting);
+        let (in_flight, highest, lost_waiting, txs) =
+            (&mut self.in_flight, &mut self.highest_sacked_end, &mut self.lost_waiting, &self.txs);
         let span = |s: &Segment| (s.seq, s.seq + s.len as u64);
-        self.sacked_ranges.mark_block(&mut self.segs, self.mss, start, end, span, |s| {
+        self.sacked_ranges.mark_block(&mut self.segs, self.mss, start, end, span, |idx, s| {
             debug_assert!(!s.sacked, "SACKed segments are in the covered ranges");
             s.sacked = true;
             *lost_waiting -= s.lost as usize;
@@ -176,7 +204,7 @@ impl Scoreboard {
             *in_flight -= s.copies as u64 * s.len as u64;
             s.copies = 0;
             *highest = (*highest).max(s.seq + s.len as u64);
-            newly_sacked(s);
+            newly_sacked(s, txs.get(idx).unwrap_or(&NO_TX));
         });
         self.sacked += newly;
         newly
@@ -288,7 +316,7 @@ mod tests {
     const MSS: u32 = 100;
 
     fn board(n: u64) -> Scoreboard {
-        let mut b = Scoreboard::new(MSS);
+        let mut b = Scoreboard::new(MSS, false);
         for i in 0..n {
             b.push_new(i * MSS as u64, MSS, Instant(i), TxState::default());
         }
@@ -298,12 +326,12 @@ mod tests {
     #[test]
     fn cumulative_ack_removes_segments_and_reports_karn_sample() {
         let mut b = board(5);
-        let a = b.ack_to(200, |_| {});
+        let a = b.ack_to(200, |_, _| {});
         assert_eq!((a.bytes, a.rtt_send_time), (200, Some(Instant(1))));
         assert_eq!(b.bytes_in_flight(), 300);
         b.mark_lost(0);
         b.on_retransmit(0, Instant(9), TxState::default());
-        let a = b.ack_to(300, |_| {});
+        let a = b.ack_to(300, |_, _| {});
         assert_eq!(a.rtt_send_time, None, "no sample from a retransmitted segment");
     }
 
@@ -311,7 +339,7 @@ mod tests {
     fn sack_and_loss_detection_follow_rfc6675() {
         let mut b = board(6);
         // Segment 0 lost; 1, 2, 3 SACKed: three SACKed segments above 0 make it lost.
-        assert_eq!(b.sack(100, 400, |_| {}), 300);
+        assert_eq!(b.sack(100, 400, |_, _| {}), 300);
         assert_eq!(b.bytes_in_flight(), 300);
         assert!(b.detect_sack_losses(3));
         assert_eq!(b.next_lost(), Some(0));
@@ -319,7 +347,7 @@ mod tests {
         b.on_retransmit(0, Instant(10), TxState::default());
         assert_eq!(b.bytes_in_flight(), 300);
         assert_eq!(b.next_lost(), None);
-        let a = b.ack_to(400, |_| {});
+        let a = b.ack_to(400, |_, _| {});
         assert_eq!((a.bytes, a.previously_sacked), (400, 300));
         assert_eq!(b.sacked_bytes(), 0);
     }
@@ -327,7 +355,7 @@ mod tests {
     #[test]
     fn two_sacked_segments_are_not_enough() {
         let mut b = board(4);
-        b.sack(200, 400, |_| {});
+        b.sack(200, 400, |_, _| {});
         assert!(!b.detect_sack_losses(3));
     }
 
@@ -335,8 +363,8 @@ mod tests {
     fn several_holes_in_one_window_are_all_found() {
         let mut b = board(10);
         // Holes at 0 and 2; SACKed 1, 3..=6.
-        b.sack(100, 200, |_| {});
-        b.sack(300, 700, |_| {});
+        b.sack(100, 200, |_, _| {});
+        b.sack(300, 700, |_, _| {});
         assert!(b.detect_sack_losses(3));
         assert_eq!(b.next_lost(), Some(0));
         b.on_retransmit(0, Instant(20), TxState::default());
@@ -346,15 +374,15 @@ mod tests {
     #[test]
     fn loss_detection_after_the_sacked_data_was_cumulatively_acked() {
         let mut b = board(6);
-        b.sack(100, 400, |_| {});
-        b.ack_to(500, |_| {});
+        b.sack(100, 400, |_, _| {});
+        b.ack_to(500, |_, _| {});
         assert!(!b.detect_sack_losses(3), "no SACKed segment remains above the front");
     }
 
     #[test]
     fn timeout_marks_everything_unsacked() {
         let mut b = board(4);
-        b.sack(200, 300, |_| {});
+        b.sack(200, 300, |_, _| {});
         b.mark_all_lost();
         assert_eq!(b.bytes_in_flight(), 0);
         assert_eq!(b.next_lost(), Some(0));
@@ -370,8 +398,8 @@ mod tests {
         b.mark_all_lost();
         // Segment 0 (seq 0) is acknowledged, 1 (seq 100) SACKed, 2 (seq 200) retransmitted:
         // 3 and 4 still wait. Indices count from the first unacknowledged segment.
-        b.ack_to(100, |_| {});
-        b.sack(100, 200, |_| {});
+        b.ack_to(100, |_, _| {});
+        b.sack(100, 200, |_, _| {});
         b.on_retransmit(1, Instant(5), TxState::default());
         assert_eq!(b.next_lost(), Some(2));
         b.on_retransmit(2, Instant(5), TxState::default());
@@ -387,8 +415,8 @@ mod tests {
     fn rule_3_takes_unsacked_segments_below_the_highest_sack_once() {
         let mut b = board(8);
         // Holes at 0, 1 and 5; SACKed 2, 3, 4 and 6; 7 not yet reported.
-        b.sack(200, 500, |_| {});
-        b.sack(600, 700, |_| {});
+        b.sack(200, 500, |_, _| {});
+        b.sack(600, 700, |_, _| {});
         assert!(b.detect_sack_losses(3));
         // 0 and 1 have three SACKed segments above: rule 1's. 5 has one: rule 3's. 7 lies above
         // the highest SACKed byte: neither.
@@ -397,20 +425,20 @@ mod tests {
         assert_eq!(b.next_rule3(), None, "segment 5 went out already");
         // A later SACK of 7 makes nothing new eligible: everything below it is SACKed, lost or
         // retransmitted.
-        b.sack(700, 800, |_| {});
+        b.sack(700, 800, |_, _| {});
         assert_eq!(b.next_rule3(), None);
     }
 
     #[test]
     fn a_second_copy_counts_twice_in_pipe_until_delivered() {
         let mut b = board(4);
-        b.sack(300, 400, |_| {});
+        b.sack(300, 400, |_, _| {});
         assert_eq!(b.bytes_in_flight(), 300);
         // Segment 2, not deemed lost, is retransmitted (rule 3): RFC 6675 SetPipe counts both.
         b.on_retransmit(2, Instant(10), TxState::default());
         assert_eq!(b.bytes_in_flight(), 400);
         // Its SACK takes both copies out of the network.
-        b.sack(200, 300, |_| {});
+        b.sack(200, 300, |_, _| {});
         assert_eq!(b.bytes_in_flight(), 200);
         // A timeout's loss marking also drops both copies of a twice-sent segment.
         b.on_retransmit(1, Instant(11), TxState::default());
@@ -419,13 +447,50 @@ mod tests {
         assert_eq!(b.bytes_in_flight(), 0);
     }
 
+    /// A snapshot told apart by its `delivered` count.
+    fn tx(delivered: u64) -> TxState {
+        TxState { delivered, ..TxState::default() }
+    }
+
+    #[test]
+    fn each_segment_comes_back_with_its_latest_snapshot_when_they_are_kept() {
+        let mut b = Scoreboard::new(MSS, true);
+        for i in 0..6 {
+            b.push_new(i * MSS as u64, MSS, Instant(i), tx(10 + i));
+        }
+        b.mark_lost(1);
+        b.on_retransmit(1, Instant(9), tx(99));
+        let mut seen = Vec::new();
+        b.sack(300, 500, |s, t| seen.push((s.seq, t.delivered)));
+        assert_eq!(seen, [(300, 13), (400, 14)]);
+        seen.clear();
+        b.ack_to(200, |s, t| seen.push((s.seq, t.delivered)));
+        assert_eq!(seen, [(0, 10), (100, 99)], "the retransmission's snapshot replaced the first");
+        // Removing from the front keeps the two in step.
+        seen.clear();
+        b.sack(500, 600, |s, t| seen.push((s.seq, t.delivered)));
+        b.ack_to(600, |s, t| seen.push((s.seq, t.delivered)));
+        assert_eq!(seen, [(500, 15), (200, 12), (300, 13), (400, 14), (500, 15)]);
+    }
+
+    #[test]
+    fn without_snapshots_the_callbacks_see_an_empty_one() {
+        let mut b = Scoreboard::new(MSS, false);
+        b.push_new(0, MSS, Instant(1), tx(7));
+        b.push_new(100, MSS, Instant(2), tx(8));
+        let mut seen = Vec::new();
+        b.sack(100, 200, |s, t| seen.push((s.seq, t.delivered)));
+        b.ack_to(200, |s, t| seen.push((s.seq, t.delivered)));
+        assert_eq!(seen, [(100, 0), (0, 0), (100, 0)]);
+    }
+
     #[test]
     fn the_rescue_candidate_is_the_highest_unsacked_segment() {
         let mut b = board(5);
         assert_eq!(b.highest_unsacked(), Some(4));
-        b.sack(300, 500, |_| {});
+        b.sack(300, 500, |_, _| {});
         assert_eq!(b.highest_unsacked(), Some(2));
-        b.sack(0, 300, |_| {});
+        b.sack(0, 300, |_, _| {});
         assert_eq!(b.highest_unsacked(), None);
     }
 }

@@ -145,7 +145,7 @@ impl Sender {
         let rtt = RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
         Sender {
             flow,
-            board: Scoreboard::new(cfg.mss),
+            board: Scoreboard::new(cfg.mss, cc.uses_rate_samples()),
             rate: DeliveryRate::new(cfg.mss, cc.uses_rate_samples()),
             rtt,
             cc_cwnd: cc.cwnd(),
@@ -281,7 +281,7 @@ impl Sender {
         let mut newly_sacked = 0;
         if self.cfg.sack {
             for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
-                newly_sacked += self.board.sack(start, end, |s| self.rate.on_sacked(s));
+                newly_sacked += self.board.sack(start, end, |s, tx| self.rate.on_sacked(s, tx));
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
@@ -292,7 +292,7 @@ impl Sender {
         let mut rtt_sample = None;
         let mut bytes_acked = 0;
         if advanced {
-            let acked = self.board.ack_to(pkt.ack, |s| self.rate.on_acked(s));
+            let acked = self.board.ack_to(pkt.ack, |s, tx| self.rate.on_acked(s, tx));
             bytes_acked = acked.bytes;
             delivered_data += acked.bytes - acked.previously_sacked;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
@@ -679,7 +679,7 @@ impl Sender {
     /// finished flows holds no per-segment memory for them.
     pub fn release_buffers(&mut self) {
         debug_assert!(self.is_done());
-        self.board = Scoreboard::new(self.cfg.mss);
+        self.board = Scoreboard::new(self.cfg.mss, self.cc_uses_rate_samples);
     }
 
     fn finish(&mut self, now: Instant) {
