@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any, Optional
 
 from tcpstart.batch import default_workers, run_many
@@ -26,11 +28,18 @@ NS3_VARIANTS = {b: [v.name for v in VARIANTS.values() if v.variant_of == b] for 
 
 
 def measure_in_child(name: str, duration: Optional[str] = None) -> dict[str, Any]:
-    """Runs one benchmark (or variant) in a fresh interpreter, whose peak RSS (about 14 MB of it
-    the bare interpreter) is part of the figures; `duration` replaces the benchmark's own."""
+    """Runs one benchmark (or variant) in a fresh interpreter, whose peak RSS (about 11 MB of it
+    the bare interpreter and the core's library) is part of the figures; `duration` replaces the
+    benchmark's own.
+
+    The interpreter starts without its site initialisation (`-S`), with only the directory that
+    holds this package on its path: the `.pth` files of an installation import what they please
+    (on the reference machine, `certifi` and `importlib.resources`: 3 MB), which is the
+    installation's memory, not the simulator's."""
     b = BENCHMARKS.get(name) or VARIANTS[name]
-    cmd = [sys.executable, "-m", "tcpstart.bench_child", to_json(b.scenario(duration or b.duration))]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, check=False)
+    cmd = [sys.executable, "-S", "-m", "tcpstart.bench_child", to_json(b.scenario(duration or b.duration))]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, env=env, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed with exit status {proc.returncode}")
     return {"benchmark": name, "description": b.description, **json.loads(proc.stdout)}

@@ -3,7 +3,8 @@
 `python -m tcpstart.bench_child SCENARIO_JSON` runs the scenario and prints the run's figures as
 JSON, with the process's peak RSS. Importing only the core keeps that figure about the
 simulator: not polars, and not even the benchmark files' TOML parser (1.4 MB), since the parent
-hands the scenario over as JSON.
+hands the scenario over as JSON; nor what the installation's `.pth` files import, since the
+parent starts this interpreter without its site initialisation (`python -S`).
 """
 
 from __future__ import annotations
