@@ -76,8 +76,8 @@ const OPT_ECHO: u8 = 2;
 /// the identifier keeps only the 16 bits an IP header has room for.
 ///
 /// The layout is fixed (`repr(C)`): every field but the SACK blocks in the first 64 bytes, in the
-/// order of the pool's record of a packet (`pool::Stored`), so that the pool copies them in and
-/// out in one piece and keeps the blocks, which few packets carry, apart.
+/// order of the pool's record of a packet (`pool::Stored`), so that the pool moves the 8-byte
+/// fields between the two in 16-byte pieces; the blocks, which few packets carry, it keeps apart.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Packet {

@@ -7,12 +7,12 @@
 //! holds a few thousand packets in flight: more than the first-level cache, and each hop's read
 //! of the packet was a miss).
 //!
-//! The packet itself is kept in one cache line ([`Stored`]: a [`Packet`] without its SACK
-//! blocks, 64 bytes where a `Packet` takes 128). Only ACKs carry SACK blocks, and only while the
-//! receiver holds data out of order; those blocks wait in a side slab of their own, touched only
-//! for such packets. B1's few thousand packets in flight were 1 MB of packets, the size of the
-//! second-level cache, and are half that now. [`PacketPool::get`] and [`PacketPool::remove`]
-//! give back the whole `Packet`, equal to the one stored.
+//! The packet itself is kept in one cache line (`Stored`: a [`Packet`] without its SACK blocks,
+//! 64 bytes where a `Packet` takes 128). Only ACKs carry SACK blocks, and only while the receiver
+//! holds data out of order; those blocks wait in a side slab of their own, touched only for such
+//! packets. At its peak B1's pool held 1 MB of packets, the size of the second-level cache, and
+//! B4's several MB; they take half that now. [`PacketPool::get`] and [`PacketPool::remove`] give
+//! back the whole `Packet`, equal to the one stored.
 
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
 
