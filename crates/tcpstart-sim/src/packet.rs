@@ -74,7 +74,12 @@ const OPT_ECHO: u8 = 2;
 /// `memcpy`. Hence the optional fields are plain values with a presence bit in `options` (an
 /// `Option<(u64, u64)>` takes 24 bytes for 16 of data), the direction follows from the kind, and
 /// the identifier keeps only the 16 bits an IP header has room for.
-#[derive(Clone, Copy, Debug, Default)]
+///
+/// The layout is fixed (`repr(C)`): every field but the SACK blocks in the first 64 bytes, in the
+/// order of the pool's record of a packet (`pool::Stored`), so that the pool moves the 8-byte
+/// fields between the two in 16-byte pieces; the blocks, which few packets carry, it keeps apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Packet {
     /// Data: first byte carried (data bytes count from 0; the SYN is not in this space).
     pub seq: u64,
@@ -82,7 +87,6 @@ pub struct Packet {
     pub ack: u64,
     /// Receive window advertised (bytes, already scaled).
     pub rwnd: u64,
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     // The optional fields are visible to the crate only so that `..Packet::default()` works in
     // it; they are read and written through `ts`, `set_ts`, `echo` and `set_echo`, which keep
     // them and their bits in `options` together.
@@ -98,12 +102,14 @@ pub struct Packet {
     /// identification field of a capture, its only reader.
     pub id: u16,
     pub kind: PacketKind,
+    /// Blocks in use at the start of `sack`; the others are zero.
     pub sack_count: u8,
     /// Set on retransmitted data segments.
     pub retransmission: bool,
     /// Sender-side mark read by a receiver hook (see `tcpstart_cc::ReceiverHook`).
     pub mark: u8,
     pub(crate) options: u8,
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
 }
 
 impl Packet {

@@ -335,7 +335,7 @@ impl Simulation {
         let slot = self.pool.insert(pkt, flow, self.counters.created as u16);
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
-            let pkt = self.pool.get(slot);
+            let pkt = &self.pool.get(slot);
             let ev = match (dir, pkt.retransmission) {
                 (Direction::Forward, false) => PacketEvent::Send,
                 (Direction::Forward, true) => PacketEvent::Retransmit,
@@ -375,7 +375,7 @@ impl Simulation {
         let element = self.links[link as usize].compressor.as_mut().expect("a release comes from an element");
         element.release(flow, &mut released, &mut absorbed);
         for slot in absorbed.drain(..) {
-            self.pool.remove(slot);
+            self.pool.free(slot);
             self.counters.merged += 1;
         }
         for slot in released.drain(..) {
@@ -416,7 +416,7 @@ impl Simulation {
             return;
         }
         if let Some(w) = self.captures[link as usize].as_mut() {
-            w.record(now, self.pool.get(slot));
+            w.record(now, &self.pool.get(slot));
         }
     }
 
@@ -497,16 +497,14 @@ impl Simulation {
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.before(now, flow, || sender.sample());
         let mut out = std::mem::take(&mut self.scratch);
-        // The host reads the packet in its pool slot (no copy), which is freed before anything
-        // is sent, so the reply may take the same slot.
-        let pkt = self.pool.get(slot);
+        // The packet's slot is freed before anything is sent, so the reply may take it.
+        let pkt = &self.pool.remove(slot);
         match dir {
             Direction::Forward => {
                 if let Some(tr) = self.packet_trace.as_mut() {
                     tr.record(now, PacketEvent::Arrive, pkt, None);
                 }
                 let ack = self.conns[flow as usize].receiver.on_packet(now, pkt);
-                self.pool.remove(slot);
                 if let Some(ack) = ack {
                     self.send_from_host(now, Direction::Reverse, flow, ack);
                 }
@@ -518,7 +516,6 @@ impl Simulation {
                     }
                 }
                 self.conns[flow as usize].sender.on_packet(now, pkt, &mut out);
-                self.pool.remove(slot);
             }
         }
         self.after_sender(now, flow, &mut out);
