@@ -36,6 +36,23 @@ def test_bench_measures_a_short_b1_and_b5(cli, tmp_path: Path) -> None:
     assert "B1" in out and "runs/s" in out
 
 
+def test_repeated_runs_report_the_run_of_median_wall_time(cli, tmp_path: Path) -> None:
+    status, _, err = cli("bench", "B1", "--duration", "0.2s", "--repeat", "3", "--json", tmp_path / "b.json")
+    assert status == 0, err
+    (b1,) = json.loads((tmp_path / "b.json").read_text())
+    walls = b1["wall_s_runs"]
+    assert len(walls) == 3 and walls == sorted(walls)
+    assert b1["wall_s"] == walls[1]
+    assert b1["bottleneck_packets_per_s"] == b1["bottleneck_packets"] / walls[1]
+
+
+def test_repeat_below_one_is_a_clear_error_before_any_run(cli, tmp_path: Path) -> None:
+    status, out, err = cli("bench", "B1", "--repeat", "0", "--json", tmp_path / "b.json")
+    assert status == 2
+    assert "--repeat" in err and "at least 1" in err and "0" in err
+    assert "B1:" not in out and not (tmp_path / "b.json").exists()
+
+
 def test_unknown_benchmark_is_a_clear_error(cli) -> None:
     status, _, err = cli("bench", "B9")
     assert status == 2

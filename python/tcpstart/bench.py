@@ -20,7 +20,15 @@ from tcpstart.batch import default_workers, run_many
 from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
 from tcpstart.scenario import ScenarioLike, to_json
 
-__all__ = ["BENCHMARKS", "NS3_VARIANTS", "VARIANTS", "many_small_runs", "measure_in_child", "small_runs"]
+__all__ = [
+    "BENCHMARKS",
+    "NS3_VARIANTS",
+    "VARIANTS",
+    "many_small_runs",
+    "measure_in_child",
+    "measure_repeated",
+    "small_runs",
+]
 
 # Run after a benchmark when ns-3 runs beside us: B3's Jump Start has only an approximate ns-3
 # counterpart, B3-iw200 is the same configuration in both.
@@ -43,6 +51,23 @@ def measure_in_child(name: str, duration: Optional[str] = None) -> dict[str, Any
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed with exit status {proc.returncode}")
     return {"benchmark": name, "description": b.description, **json.loads(proc.stdout)}
+
+
+def measure_repeated(name: str, duration: Optional[str] = None, repeat: int = 3) -> dict[str, Any]:
+    """`measure_in_child` `repeat` times: the figures of the run with the median wall time, the
+    highest peak RSS of all, and every run's wall time (`wall_s_runs`). A half-second run sees a
+    moment of a shared machine (one of B1's runs may take 10 % longer than the next), where
+    ns-3's run of a minute or more beside it sees an average; the median of a few runs is the
+    moment's typical speed, neither the luckiest nor the unluckiest."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    runs = sorted((measure_in_child(name, duration) for _ in range(repeat)), key=lambda r: r["wall_s"])
+    median = runs[(repeat - 1) // 2]
+    return {
+        **median,
+        "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+        "wall_s_runs": [r["wall_s"] for r in runs],
+    }
 
 
 def small_runs(count: int) -> list[ScenarioLike]:

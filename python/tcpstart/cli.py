@@ -317,6 +317,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     unknown = [n for n in chosen if n not in bench.BENCHMARKS and n != "B5"]
     if unknown:
         raise ValueError(f"unknown benchmark {unknown[0]!r}; available: {', '.join([*bench.BENCHMARKS, 'B5'])}")
+    if args.repeat < 1:
+        raise ValueError(f"--repeat must be at least 1, got {args.repeat}")
     ns3 = None
     if args.ns3:
         from tcpstart import bench_ns3
@@ -335,7 +337,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for name in todo:
         described = bench.BENCHMARKS.get(name) or bench.VARIANTS[name]
         console.print(f"{name}: {described.description} ...")
-        r = bench.measure_in_child(name, args.duration)
+        r = bench.measure_repeated(name, args.duration, args.repeat)
         cells = [
             name,
             f"{r['simulated_s']:.0f} s",
@@ -408,6 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="*", metavar="NAME", help="B1 B2 B3 B4 B5 (default: all)")
     p.add_argument("--duration", help="simulated time instead of each benchmark's own (e.g. 300s)")
     p.add_argument("--runs", type=int, default=1000, help="B5: number of small runs (default: %(default)s)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="B1-B4: runs of each, reporting the median wall time and the highest RSS (default: %(default)s)",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.add_argument("--ns3", action="store_true", help="also run B1-B4 in ns-3 3.44 (pip install ns3==3.44.post0)")
     p.set_defaults(func=cmd_bench)
