@@ -4,20 +4,24 @@
 //! of many quiet keys (200 connections over 100 s on a 1 ms grid) has a table of half a million
 //! rows but only a tenth as many runs. A run is a key, its first row's time, its row count and
 //! the state those rows carry, and neighbouring runs of one key differ little: each run is
-//! written as its differences from the same key's previous run, each field's in a code whose
-//! length follows that field's recent changes (`Encoder`): 5-9 bytes a run in the benchmarks
-//! where a flow's state alone takes 104. The table is built from the runs only when it is read.
+//! written as its differences from the same key's previous run (or from a guess made from the
+//! key's two previous runs, `PackedState::pack`), each field's in a code whose length follows
+//! that field's recent changes (`Encoder`): 5-9 bytes a run in the benchmarks where a flow's
+//! state alone takes 104. The table is built from the runs only when it is read.
 
 /// A state a recording packs: written as its differences from the same key's previous state.
 pub(crate) trait PackedState: Copy + Default {
     /// The two states write the same row, bit for bit (the sign of a zero included, which `==`
     /// on floats ignores): only then may a run of one continue a run of the other.
     fn identical(&self, other: &Self) -> bool;
-    /// Appends `self` as differences from `prev`. `names` holds the strings a state refers to
-    /// (phase names), written as their index there.
-    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder);
-    /// Reads back what `pack` wrote after `prev`.
-    fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self;
+    /// Appends `self` as differences from `prev`, the same key's previous state, guessed with
+    /// the help of `older`, the state before that (the default before the key's second run):
+    /// a field that changes by about as much from run to run as it did last time, or in step
+    /// with another's change. `names` holds the strings a state refers to (phase names),
+    /// written as their index there.
+    fn pack(&self, prev: &Self, older: &Self, names: &mut Names, out: &mut Encoder);
+    /// Reads back what `pack` wrote after `prev` and `older`.
+    fn unpack(prev: &Self, older: &Self, names: &Names, input: &mut Decoder) -> Self;
 }
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
@@ -42,8 +46,10 @@ pub(crate) struct Recording<S> {
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
     open: Vec<Option<Repeat<S>>>,
-    /// Per key: its last closed run, which the next one is written against.
+    /// Per key: its last closed run, which the next one is written against, and the state of
+    /// the run before it.
     closed: Vec<Repeat<S>>,
+    older: Vec<S>,
     /// The key of the last closed run.
     last_key: u32,
     rows: usize,
@@ -58,6 +64,7 @@ impl<S: PackedState> Recording<S> {
             names: Names::default(),
             open: vec![None; keys],
             closed: vec![Repeat::default(); keys],
+            older: vec![S::default(); keys],
             last_key: 0,
             rows: 0,
         }
@@ -93,7 +100,9 @@ impl<S: PackedState> Recording<S> {
         // where the previous stopped.
         out.put_multiple(run.first, prev.first + prev.count * self.step);
         out.put(run.count - 1);
-        run.state.pack(&prev.state, &mut self.names, out);
+        let older = &mut self.older[key as usize];
+        run.state.pack(&prev.state, older, &mut self.names, out);
+        *older = prev.state;
         *prev = run;
         self.closed_runs += 1;
     }
@@ -106,6 +115,7 @@ impl<S: PackedState> Recording<S> {
     /// Every run with its key: each key's in time order (the keys' interleaving is not).
     pub fn runs(&self) -> impl Iterator<Item = (u32, Repeat<S>)> + '_ {
         let mut prev = vec![Repeat::default(); self.open.len()];
+        let mut older = vec![S::default(); self.open.len()];
         let mut input = Decoder::new(&self.packed);
         let mut key = 0;
         let closed = (0..self.closed_runs).map(move |_| {
@@ -114,7 +124,8 @@ impl<S: PackedState> Recording<S> {
             let p: &mut Repeat<S> = &mut prev[key as usize];
             let first = input.get_multiple(p.first + p.count * self.step);
             let count = input.get() + 1;
-            let state = S::unpack(&p.state, &self.names, &mut input);
+            let state = S::unpack(&p.state, &older[key as usize], &self.names, &mut input);
+            older[key as usize] = p.state;
             *p = Repeat { first, count, state };
             (key, *p)
         });
@@ -530,11 +541,11 @@ mod tests {
         fn identical(&self, other: &Self) -> bool {
             self == other
         }
-        fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder) {
+        fn pack(&self, prev: &Self, _: &Self, names: &mut Names, out: &mut Encoder) {
             out.put_change(self.x, prev.x);
             out.put(names.index(self.name));
         }
-        fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self {
+        fn unpack(prev: &Self, _: &Self, names: &Names, input: &mut Decoder) -> Self {
             S { x: input.get_change(prev.x), name: names.get(input.get()) }
         }
     }
