@@ -280,26 +280,23 @@ impl Encoder {
 
     /// `put_change` for a field whose changes are often whole multiples of some unit (bytes of
     /// whole segments, a packet's serialisation time, the grid step): once the unit is known
-    /// (`Unit`), a bit says whether this change is a multiple, and if so the multiple is
-    /// written instead of the change.
+    /// (`Unit`), a change that is a multiple is written as the multiple, followed by a bit that
+    /// says it was one. A change of zero, a multiple of any unit, needs no such bit: the bit
+    /// comes after the code so that the decoder knows whether to read it (B1's run times and
+    /// bytes in flight, often unchanged, spent a bit a run on it; docs/performance.md,
+    /// "Twelfth round").
     #[inline]
     pub fn put_multiple(&mut self, x: u64, prev: u64) {
         let d = x.wrapping_sub(prev) as i64;
         let m = d.unsigned_abs();
         let unit = self.fields.units[self.fields.slot].0;
         self.fields.units[self.fields.slot].update(m);
-        let v = if unit > 1 {
-            let whole = m.is_multiple_of(unit);
-            self.bits(!whole as u64, 1);
-            if whole {
-                d.signum() * (m / unit) as i64
-            } else {
-                d
-            }
-        } else {
-            d
-        };
+        let whole = unit > 1 && m.is_multiple_of(unit);
+        let v = if whole { d.signum() * (m / unit) as i64 } else { d };
         self.put(zigzag(v));
+        if unit > 1 && v != 0 {
+            self.bits(!whole as u64, 1);
+        }
     }
 
     /// Appends `x` as its difference from whichever of two guesses has lately been closer
@@ -423,10 +420,10 @@ impl<'a> Decoder<'a> {
     /// Reads a value `Encoder::put_multiple` wrote after `prev`.
     #[inline]
     pub fn get_multiple(&mut self, prev: u64) -> u64 {
-        let unit = self.fields.units[self.fields.slot].0;
-        let whole = unit > 1 && self.bits(1) == 0;
         let slot = self.fields.slot;
+        let unit = self.fields.units[slot].0;
         let v = unzigzag(self.get());
+        let whole = unit > 1 && v != 0 && self.bits(1) == 0;
         let d = if whole { v.wrapping_mul(unit as i64) } else { v };
         self.fields.units[slot].update(d.unsigned_abs());
         prev.wrapping_add(d as u64)
@@ -695,6 +692,26 @@ mod tests {
         // would take 2 * 2 - 1 + 13 = 16 bits or more.
         let bits = e.bytes.len() * 8 + e.len as usize;
         assert!(bits <= 9 * 1000 + 40, "{bits} bits");
+    }
+
+    #[test]
+    fn a_multiple_takes_a_bit_after_its_code_but_no_change_takes_none() {
+        let mut e = Encoder::default();
+        let mut written = |x, prev| {
+            let before = e.bytes.len() * 8 + e.len as usize;
+            e.fields.slot = 0;
+            e.put_multiple(x, prev);
+            e.bytes.len() * 8 + e.len as usize - before
+        };
+        // No unit yet: zigzag 5840 at order 0, 2 * 13 - 1 bits; the unit is then 2920, the
+        // model's order still 0 (an average bit length of 13, 12 after the zero).
+        assert_eq!(written(2920, 0), 25);
+        // Unchanged: the code of zero, "1", and no bit.
+        assert_eq!(written(2920, 2920), 1);
+        // One unit more: zigzag 2 ("011") and the bit that says a multiple.
+        assert_eq!(written(5840, 2920), 4);
+        // 5 bytes more: no multiple, zigzag 10 ("0001011") and the bit.
+        assert_eq!(written(5845, 5840), 8);
     }
 
     #[test]
