@@ -299,6 +299,13 @@ impl Encoder {
         }
     }
 
+    /// Passes over a field the run does not write (one whose change another field says is
+    /// zero), so that the fields after it keep their slots and what those have learnt.
+    #[inline]
+    pub fn skip(&mut self) {
+        self.fields.slot += 1;
+    }
+
     /// Appends `x` as its difference from whichever of two guesses has lately been closer
     /// (`Guesses`).
     #[inline]
@@ -427,6 +434,13 @@ impl<'a> Decoder<'a> {
         let d = if whole { v.wrapping_mul(unit as i64) } else { v };
         self.fields.units[slot].update(d.unsigned_abs());
         prev.wrapping_add(d as u64)
+    }
+
+    /// Passes over a field as `Encoder::skip` did: its value is `prev`, unchanged.
+    #[inline]
+    pub fn skip(&mut self, prev: u64) -> u64 {
+        self.fields.slot += 1;
+        prev
     }
 
     /// Reads a value `Encoder::put_either` wrote with the same guesses.

@@ -421,15 +421,26 @@ impl PackedState for FlowSample {
     fn pack(&self, prev: &Self, older: &Self, names: &mut Names, out: &mut Encoder) {
         out.put_multiple(self.delivered, prev.delivered);
         out.put_either(self.cwnd, [prev.cwnd, window_guess(self.delivered, prev, older)]);
-        out.put_change(self.ssthresh, prev.ssthresh);
         out.put_multiple(self.inflight, prev.inflight);
         out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
         out.put_either(nanos(self.srtt), [nanos(prev.srtt), nanos(self.rtt)]);
-        out.put_change(self.retransmissions, prev.retransmissions);
-        // The phase (zero: the previous run's, else its index plus one) and whether the pacing
-        // rate's presence changed, in one code: nearly always zero.
+        // What rarely changes, in one code that is nearly always zero, where a code each took
+        // a bit each (docs/performance.md, "Twelfth round"): the phase (zero: the previous
+        // run's, else its index plus one), whether the pacing rate's presence changed, and
+        // whether the slow-start threshold and the retransmissions changed, written only then.
         let phase = if same_phase(self.phase, prev.phase) { 0 } else { names.index(self.phase) + 1 };
-        out.put(phase << 1 | (self.pacing_rate.is_some() != prev.pacing_rate.is_some()) as u64);
+        let paced = self.pacing_rate.is_some() != prev.pacing_rate.is_some();
+        let threshold = self.ssthresh != prev.ssthresh;
+        let retransmitted = self.retransmissions != prev.retransmissions;
+        out.put(phase << 3 | (paced as u64) << 2 | (threshold as u64) << 1 | retransmitted as u64);
+        match threshold {
+            true => out.put_change(self.ssthresh, prev.ssthresh),
+            false => out.skip(),
+        }
+        match retransmitted {
+            true => out.put_change(self.retransmissions, prev.retransmissions),
+            false => out.skip(),
+        }
         if let Some(rate) = self.pacing_rate {
             out.put_change(rate.to_bits(), prev.pacing_rate.map_or(0, f64::to_bits));
         }
@@ -438,15 +449,21 @@ impl PackedState for FlowSample {
     fn unpack(prev: &Self, older: &Self, names: &Names, input: &mut Decoder) -> Self {
         let delivered = input.get_multiple(prev.delivered);
         let cwnd = input.get_either([prev.cwnd, window_guess(delivered, prev, older)]);
-        let ssthresh = input.get_change(prev.ssthresh);
         let inflight = input.get_multiple(prev.inflight);
         let rtt = from_nanos(input.get_multiple(nanos(prev.rtt)));
         let srtt = from_nanos(input.get_either([nanos(prev.srtt), nanos(rtt)]));
-        let retransmissions = input.get_change(prev.retransmissions);
         let tag = input.get();
-        let paced = prev.pacing_rate.is_some() != (tag & 1 == 1);
+        let ssthresh = match tag & 2 != 0 {
+            true => input.get_change(prev.ssthresh),
+            false => input.skip(prev.ssthresh),
+        };
+        let retransmissions = match tag & 1 != 0 {
+            true => input.get_change(prev.retransmissions),
+            false => input.skip(prev.retransmissions),
+        };
+        let paced = prev.pacing_rate.is_some() != (tag & 4 != 0);
         let pacing_rate = paced.then(|| f64::from_bits(input.get_change(prev.pacing_rate.map_or(0, f64::to_bits))));
-        let phase = match tag >> 1 {
+        let phase = match tag >> 3 {
             0 => prev.phase,
             i => names.get(i - 1),
         };
