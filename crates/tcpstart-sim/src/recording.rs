@@ -169,12 +169,18 @@ impl Names {
 const SLOTS: usize = 16;
 
 /// What the codes of one field have been like: the next is written with as many plain low bits
-/// as recent values had, less one. A field whose changes are a few hundred units one tick and a
-/// few the next costs what its usual change needs, not the bytes its largest would.
+/// as recent non-zero values had, less one. A field whose changes are a few hundred units one
+/// tick and a few the next costs what its usual change needs, not the bytes its largest would.
+/// Where zeros are common among large values (a guess that is exact or far off: a smoothed RTT
+/// that settled on the latest sample, or did not), a first bit tells a zero from the rest, so
+/// that a zero costs one bit rather than the order's `k + 1`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Model {
-    /// Eight times the moving average of the bit lengths of the field's codes (weight 1/8).
+    /// Eight times the moving average of the bit lengths of the field's non-zero codes (weight
+    /// 1/8).
     bits: u32,
+    /// 256 times the moving average of the share of zeros among the field's codes (weight 1/16).
+    zeros: u32,
 }
 
 impl Model {
@@ -183,8 +189,18 @@ impl Model {
         (self.bits >> 3).saturating_sub(1)
     }
 
+    /// Whether the next value at order `k` starts with the bit that says whether it is zero:
+    /// when that bit costs less than it saves, a share of zeros `p` with `p * (k + 1) > 1`
+    /// (a zero then costs 1 bit instead of `k + 1`, any other value one more).
+    fn flags_zero(&self, k: u32) -> bool {
+        self.zeros * (k + 1) > 256
+    }
+
     fn update(&mut self, z: u64) {
-        self.bits = self.bits - (self.bits >> 3) + (64 - z.leading_zeros());
+        self.zeros = self.zeros - (self.zeros >> 4) + if z == 0 { 16 } else { 0 };
+        if z != 0 {
+            self.bits = self.bits - (self.bits >> 3) + (64 - z.leading_zeros());
+        }
     }
 }
 
@@ -237,16 +253,28 @@ impl Encoder {
         let model = &mut self.fields.models[self.fields.slot];
         self.fields.slot += 1;
         let k = model.order();
+        let flagged = model.flags_zero(k);
         model.update(z);
+        // With the zero bit: 1 for a zero, else 0 and the code of `z - 1`.
+        if flagged && z == 0 {
+            self.bits(1, 1);
+            return;
+        }
+        let z = z - flagged as u64;
         let high = z >> k;
         if high < 1 << 15 && k <= 24 {
-            // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits.
+            // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits;
+            // after the zero bit's 0 when there is one.
             let y = high + 1;
             let n = 64 - y.leading_zeros();
             // Plain masks: n - 1 < 16 and k <= 24.
             let code = 1 << (n - 1) | (y & !(u64::MAX << (n - 1))) << n | (z & !(u64::MAX << k)) << (2 * n - 1);
-            self.bits(code, 2 * n - 1 + k);
+            let f = flagged as u32;
+            self.bits(code << f, 2 * n - 1 + k + f);
         } else {
+            if flagged {
+                self.bits(0, 1);
+            }
             self.put_long(z, k);
         }
     }
@@ -378,9 +406,20 @@ impl<'a> Decoder<'a> {
     /// Reads the next field's code, as `Encoder::put` wrote it.
     #[inline(always)]
     pub fn get(&mut self) -> u64 {
-        let k = self.fields.models[self.fields.slot].order();
+        let model = self.fields.models[self.fields.slot];
+        let k = model.order();
+        let flagged = model.flags_zero(k);
         self.fields.slot += 1;
         self.refill();
+        if flagged {
+            let zero = self.acc & 1 == 1;
+            self.acc >>= 1;
+            self.len -= 1;
+            if zero {
+                self.fields.models[self.fields.slot - 1].update(0);
+                return 0;
+            }
+        }
         // y's n - 1 leading zeros and its leading one; then the rest of y and z's low bits.
         let zeros = self.acc.trailing_zeros();
         let length = 2 * zeros + 1 + k;
@@ -394,7 +433,7 @@ impl<'a> Decoder<'a> {
             (y - 1) << k | (code >> zeros) & !(u64::MAX << k)
         } else {
             self.get_long(k)
-        };
+        } + flagged as u64;
         self.fields.models[self.fields.slot - 1].update(z);
         z
     }
@@ -604,9 +643,10 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn codes_read_back_whatever_their_size(values in proptest::collection::vec((0..64u32, proptest::prelude::any::<u64>()), 1..300)) {
-            // Values of every bit length (a shift of a random word), in up to 16 slots whose
-            // models adapt to each: small after large, large after small.
+        fn codes_read_back_whatever_their_size(values in proptest::collection::vec((0..96u32, proptest::prelude::any::<u64>()), 1..300)) {
+            // Values of every bit length (a shift of a random word) and a third of them zeros, in
+            // up to 16 slots whose models adapt to each: small after large, large after small,
+            // with and without the bit that tells a zero.
             let values: Vec<u64> = values.into_iter().map(|(bits, x)| x.checked_shr(bits).unwrap_or(0)).collect();
             let mut e = Encoder::default();
             for (i, &v) in values.iter().enumerate() {
@@ -645,6 +685,32 @@ mod tests {
         e.fields.slot = 0;
         e.put(3000);
         assert_eq!(e.bytes.len() * 8 + e.len as usize - before, 14);
+    }
+
+    #[test]
+    fn where_zeros_are_common_among_large_values_a_zero_costs_a_bit() {
+        let mut e = Encoder::default();
+        let written = |e: &mut Encoder, z| {
+            let before = e.bytes.len() * 8 + e.len as usize;
+            e.fields.slot = 0;
+            e.put(z);
+            e.bytes.len() * 8 + e.len as usize - before
+        };
+        for _ in 0..100 {
+            written(&mut e, 0);
+            written(&mut e, 3000);
+        }
+        // Non-zero values of 12 bits: order 11. Half of the values zero, so the zero bit pays
+        // (1/2 * 12 > 1): 0 is that bit alone, 3000 the bit and 2999 at order 11, 1 + 3 + 11
+        // bits; without the bit, 12 and 14.
+        assert_eq!((e.fields.models[0].order(), e.fields.models[0].flags_zero(11)), (11, true));
+        assert_eq!((written(&mut e, 0), written(&mut e, 3000)), (1, 15));
+        // Rare zeros are not worth the bit: after a run of non-zero values, none.
+        for _ in 0..100 {
+            written(&mut e, 3000);
+        }
+        assert!(!e.fields.models[0].flags_zero(11));
+        assert_eq!((written(&mut e, 3000), written(&mut e, 0)), (14, 12));
     }
 
     proptest::proptest! {
