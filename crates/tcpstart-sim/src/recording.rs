@@ -15,14 +15,17 @@ pub(crate) trait PackedState: Copy + Default {
     /// on floats ignores): only then may a run of one continue a run of the other.
     fn identical(&self, other: &Self) -> bool;
     /// Appends `self` as differences from `prev`, the same key's previous state, guessed with
-    /// the help of `older`, the state before that (the default before the key's second run):
-    /// a field that changes by about as much from run to run as it did last time, or in step
-    /// with another's change. `names` holds the strings a state refers to (phase names),
-    /// written as their index there.
-    fn pack(&self, prev: &Self, older: &Self, names: &mut Names, out: &mut Encoder);
+    /// the help of `older`, the states before that, latest first (defaults before the key has
+    /// had as many runs): a field that changes by about as much from run to run as it did a
+    /// run or a few before, or in step with another's change. `names` holds the strings a
+    /// state refers to (phase names), written as their index there.
+    fn pack(&self, prev: &Self, older: &[Self; OLDER], names: &mut Names, out: &mut Encoder);
     /// Reads back what `pack` wrote after `prev` and `older`.
-    fn unpack(prev: &Self, older: &Self, names: &Names, input: &mut Decoder) -> Self;
+    fn unpack(prev: &Self, older: &[Self; OLDER], names: &Names, input: &mut Decoder) -> Self;
 }
+
+/// How many of a key's states before the previous one `PackedState::pack` sees.
+pub(crate) const OLDER: usize = 3;
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,10 +49,10 @@ pub(crate) struct Recording<S> {
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
     open: Vec<Option<Repeat<S>>>,
-    /// Per key: its last closed run, which the next one is written against, and the state of
-    /// the run before it.
+    /// Per key: its last closed run, which the next one is written against, and the states of
+    /// the runs before it, latest first.
     closed: Vec<Repeat<S>>,
-    older: Vec<S>,
+    older: Vec<[S; OLDER]>,
     /// The order in which the keys closed their runs, which the next run's key is written
     /// against.
     turns: Turns,
@@ -65,7 +68,7 @@ impl<S: PackedState> Recording<S> {
             names: Names::default(),
             open: vec![None; keys],
             closed: vec![Repeat::default(); keys],
-            older: vec![S::default(); keys],
+            older: vec![[S::default(); OLDER]; keys],
             turns: Turns::new(keys),
             rows: 0,
         }
@@ -100,7 +103,8 @@ impl<S: PackedState> Recording<S> {
         out.put(run.count - 1);
         let older = &mut self.older[key as usize];
         run.state.pack(&prev.state, older, &mut self.names, out);
-        *older = prev.state;
+        older.rotate_right(1);
+        older[0] = prev.state;
         *prev = run;
         self.closed_runs += 1;
     }
@@ -113,7 +117,7 @@ impl<S: PackedState> Recording<S> {
     /// Every run with its key: each key's in time order (the keys' interleaving is not).
     pub fn runs(&self) -> impl Iterator<Item = (u32, Repeat<S>)> + '_ {
         let mut prev = vec![Repeat::default(); self.open.len()];
-        let mut older = vec![S::default(); self.open.len()];
+        let mut older = vec![[S::default(); OLDER]; self.open.len()];
         let mut input = Decoder::new(&self.packed);
         let mut turns = Turns::new(self.open.len());
         let closed = (0..self.closed_runs).map(move |_| {
@@ -122,13 +126,21 @@ impl<S: PackedState> Recording<S> {
             let p: &mut Repeat<S> = &mut prev[key as usize];
             let first = input.get_multiple(p.first + p.count * self.step);
             let count = input.get() + 1;
-            let state = S::unpack(&p.state, &older[key as usize], &self.names, &mut input);
-            older[key as usize] = p.state;
+            let older = &mut older[key as usize];
+            let state = S::unpack(&p.state, older, &self.names, &mut input);
+            older.rotate_right(1);
+            older[0] = p.state;
             *p = Repeat { first, count, state };
             (key, *p)
         });
         let open = self.open.iter().enumerate().filter_map(|(key, run)| run.map(|r| (key as u32, r)));
         closed.chain(open)
+    }
+
+    /// The bytes the closed runs take.
+    #[cfg(test)]
+    pub fn packed_bytes(&self) -> usize {
+        self.packed.bytes.len()
     }
 
     /// The grid step in nanoseconds.
@@ -399,12 +411,19 @@ impl Encoder {
         self.fields.slot += 1;
     }
 
-    /// Appends `x` as its difference from whichever of two guesses has lately been closer
-    /// (`Guesses`).
+    /// Appends `x` as its difference from whichever of the guesses (at most `GUESSES`) has
+    /// lately been closest (`Guesses`).
     #[inline]
-    pub fn put_either(&mut self, x: u64, guesses: [u64; 2]) {
+    pub fn put_either<const N: usize>(&mut self, x: u64, guesses: [u64; N]) {
         let guess = self.fields.guesses[self.fields.slot].pick(x, guesses);
         self.put_change(x, guess);
+    }
+
+    /// `put_either` for a field whose changes are multiples of a unit (`put_multiple`).
+    #[inline]
+    pub fn put_multiple_of_either<const N: usize>(&mut self, x: u64, guesses: [u64; N]) {
+        let guess = self.fields.guesses[self.fields.slot].pick(x, guesses);
+        self.put_multiple(x, guess);
     }
 }
 
@@ -549,32 +568,48 @@ impl<'a> Decoder<'a> {
 
     /// Reads a value `Encoder::put_either` wrote with the same guesses.
     #[inline]
-    pub fn get_either(&mut self, guesses: [u64; 2]) -> u64 {
+    pub fn get_either<const N: usize>(&mut self, guesses: [u64; N]) -> u64 {
+        self.get_guessed(guesses, Self::get_change)
+    }
+
+    /// Reads a value `Encoder::put_multiple_of_either` wrote with the same guesses.
+    #[inline]
+    pub fn get_multiple_of_either<const N: usize>(&mut self, guesses: [u64; N]) -> u64 {
+        self.get_guessed(guesses, Self::get_multiple)
+    }
+
+    /// Reads a value written after the guess `Guesses` picks, with `get`.
+    #[inline]
+    fn get_guessed<const N: usize>(&mut self, guesses: [u64; N], get: impl FnOnce(&mut Self, u64) -> u64) -> u64 {
         let slot = self.fields.slot;
-        let guess = guesses[self.fields.guesses[slot].better()];
-        let x = self.get_change(guess);
+        let guess = guesses[self.fields.guesses[slot].better(N)];
+        let x = get(self, guess);
         self.fields.guesses[slot].pick(x, guesses);
         x
     }
 }
 
-/// How close two ways of guessing a field have lately been: moving averages (weight 1/16) of
+/// The most guesses a field chooses from.
+const GUESSES: usize = 3;
+
+/// How close the ways of guessing a field have lately been: moving averages (weight 1/16) of
 /// the bit lengths of their misses. A flow's smoothed RTT is best guessed by its previous one
 /// where few samples come between two rows (B3's connections on a 1 ms grid), by the row's own
 /// latest RTT sample where a tick spans many ACKs (B1 at 300 s, 30 ms ticks): the wrong guess
 /// costs about twice the bits (docs/performance.md, "Tenth round").
 #[derive(Clone, Copy, Debug, Default)]
-struct Guesses([u32; 2]);
+struct Guesses([u32; GUESSES]);
 
 impl Guesses {
-    /// The guess to use now: the first while they are even.
-    fn better(&self) -> usize {
-        (self.0[1] < self.0[0]) as usize
+    /// The one of `n` guesses to use now: the first of the closest.
+    fn better(&self, n: usize) -> usize {
+        (1..n).fold(0, |best, i| if self.0[i] < self.0[best] { i } else { best })
     }
 
-    /// The guess to use for `x`, then the averages updated with both misses.
-    fn pick(&mut self, x: u64, guesses: [u64; 2]) -> u64 {
-        let guess = guesses[self.better()];
+    /// The guess to use for `x`, then the averages updated with every guess's miss.
+    fn pick<const N: usize>(&mut self, x: u64, guesses: [u64; N]) -> u64 {
+        const { assert!(N <= GUESSES) };
+        let guess = guesses[self.better(N)];
         for (average, g) in self.0.iter_mut().zip(guesses) {
             let miss = zigzag(x.wrapping_sub(g) as i64);
             *average = *average - (*average >> 4) + (64 - miss.leading_zeros());
@@ -656,11 +691,11 @@ mod tests {
         fn identical(&self, other: &Self) -> bool {
             self == other
         }
-        fn pack(&self, prev: &Self, _: &Self, names: &mut Names, out: &mut Encoder) {
+        fn pack(&self, prev: &Self, _: &[Self; OLDER], names: &mut Names, out: &mut Encoder) {
             out.put_change(self.x, prev.x);
             out.put(names.index(self.name));
         }
-        fn unpack(prev: &Self, _: &Self, names: &Names, input: &mut Decoder) -> Self {
+        fn unpack(prev: &Self, _: &[Self; OLDER], names: &Names, input: &mut Decoder) -> Self {
             S { x: input.get_change(prev.x), name: names.get(input.get()) }
         }
     }
@@ -871,7 +906,7 @@ mod tests {
         }
         // Both averages start at zero: the first guess is used once (a miss of 1002, 11 bits
         // for zigzag 2004), then the second (zigzag 2, 2 bits), whose average is then lower.
-        assert_eq!(e.fields.guesses[0].better(), 1);
+        assert_eq!(e.fields.guesses[0].better(2), 1);
         let mut dec = Decoder::new(&e);
         let back: Vec<u64> = d_guesses
             .iter()
