@@ -307,6 +307,12 @@ struct Fields {
     slot: usize,
 }
 
+impl Fields {
+    fn last_unit(&self) -> u64 {
+        self.units[self.slot - 1].0
+    }
+}
+
 impl Encoder {
     /// Appends the low `n` bits of `v` (`n` at most 56, the bits above zero). The bits are
     /// stored eight bytes at a time: a copy of a fixed size, where one of a byte count cost a
@@ -402,6 +408,12 @@ impl Encoder {
         if unit > 1 && v != 0 {
             self.bits(!whole as u64, 1);
         }
+    }
+
+    /// The unit the field just written has learnt its changes to be multiples of (one for
+    /// none): the segment size for bytes delivered, which other fields' guesses may use.
+    pub fn last_unit(&self) -> u64 {
+        self.fields.last_unit()
     }
 
     /// Passes over a field the run does not write (one whose change another field says is
@@ -557,6 +569,11 @@ impl<'a> Decoder<'a> {
         let d = if whole { v.wrapping_mul(unit as i64) } else { v };
         self.fields.units[slot].update(d.unsigned_abs());
         prev.wrapping_add(d as u64)
+    }
+
+    /// `Encoder::last_unit`, alike.
+    pub fn last_unit(&self) -> u64 {
+        self.fields.last_unit()
     }
 
     /// Passes over a field as `Encoder::skip` did: its value is `prev`, unchanged.

@@ -404,6 +404,33 @@ fn delivered_guesses(prev: &FlowSample, older: &[FlowSample; OLDER]) -> [u64; 3]
     [prev.delivered, prev.delivered.wrapping_add(change(0)), prev.delivered.wrapping_add(change(1))]
 }
 
+/// Guesses of a flow's smoothed RTT (as `nanos`): its previous value, or what it becomes after
+/// as many RTT samples equal to the row's latest, `rtt`, as ACKs of two segments (delayed ACKs)
+/// or of one would bring for the bytes delivered since (`segment`: the unit the delivered
+/// bytes' changes are multiples of). RFC 6298's `SRTT = 7/8 SRTT + 1/8 R` per sample, floored
+/// as `RttEstimator::sample` does: the offset from the sample becomes `floor(7/8 offset)`
+/// each time, down to 0 from above and -7 from below. Where a tick spans many ACKs the
+/// smoothed RTT has settled near the latest sample (B1 at 300 s); where it spans a few it has
+/// moved part of the way (B1 at 30 s, B3): 3-4 bits a run fewer than the previous value and the
+/// latest sample as guesses (docs/performance.md, "Twelfth round").
+fn srtt_guesses(prev: &FlowSample, delivered: u64, segment: u64, rtt: u64) -> [u64; 3] {
+    let acks = delivered.wrapping_sub(prev.delivered) / segment.max(1);
+    let mut offset = nanos(prev.srtt).wrapping_sub(rtt) as i64;
+    // Stops at a fixed point, where further samples change nothing: at most about 330 steps
+    // from any offset (each takes an eighth off), a few dozen from a millisecond.
+    let mut settle = |samples: u64| {
+        for _ in 0..samples {
+            let next = offset.wrapping_mul(7) >> 3;
+            if next == offset {
+                break;
+            }
+            offset = next;
+        }
+        rtt.wrapping_add(offset as u64)
+    };
+    [nanos(prev.srtt), settle(acks / 2), settle(acks - acks / 2)]
+}
+
 /// A flow's window guessed from the bytes `delivered` since its previous row: changed by as much
 /// per byte delivered as between the two rows before. A window grows with the ACKs that come
 /// in (a segment each per ACK in slow start, about a segment per window in congestion
@@ -431,10 +458,11 @@ impl PackedState for FlowSample {
 
     fn pack(&self, prev: &Self, older: &[Self; OLDER], names: &mut Names, out: &mut Encoder) {
         out.put_multiple_of_either(self.delivered, delivered_guesses(prev, older));
+        let segment = out.last_unit();
         out.put_either(self.cwnd, [prev.cwnd, window_guess(self.delivered, prev, &older[0])]);
         out.put_multiple(self.inflight, prev.inflight);
         out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
-        out.put_either(nanos(self.srtt), [nanos(prev.srtt), nanos(self.rtt)]);
+        out.put_either(nanos(self.srtt), srtt_guesses(prev, self.delivered, segment, nanos(self.rtt)));
         // What rarely changes, in one code that is nearly always zero, where a code each took
         // a bit each (docs/performance.md, "Twelfth round"): the phase (zero: the previous
         // run's, else its index plus one), whether the pacing rate's presence changed, and
@@ -459,10 +487,12 @@ impl PackedState for FlowSample {
 
     fn unpack(prev: &Self, older: &[Self; OLDER], names: &Names, input: &mut Decoder) -> Self {
         let delivered = input.get_multiple_of_either(delivered_guesses(prev, older));
+        let segment = input.last_unit();
         let cwnd = input.get_either([prev.cwnd, window_guess(delivered, prev, &older[0])]);
         let inflight = input.get_multiple(prev.inflight);
-        let rtt = from_nanos(input.get_multiple(nanos(prev.rtt)));
-        let srtt = from_nanos(input.get_either([nanos(prev.srtt), nanos(rtt)]));
+        let rtt = input.get_multiple(nanos(prev.rtt));
+        let srtt = from_nanos(input.get_either(srtt_guesses(prev, delivered, segment, rtt)));
+        let rtt = from_nanos(rtt);
         let tag = input.get();
         let ssthresh = match tag & 2 != 0 {
             true => input.get_change(prev.ssthresh),
@@ -1118,6 +1148,36 @@ mod tests {
         let back: Vec<(u64, u64)> = r.runs().map(|(_, run)| (run.state.delivered, run.state.cwnd)).collect();
         assert_eq!(back.len(), runs as usize + 1);
         assert_eq!(back[3], (612 * 1460, 800_612));
+    }
+
+    #[test]
+    fn the_smoothed_rtt_is_guessed_as_the_estimator_moves_it_over_the_acks_of_a_tick() {
+        use crate::tcp::rtt::RttEstimator;
+        let us = Duration::from_micros;
+        // An estimator at 50 ms, then samples of 49 ms 24 us: two (the ACKs of four segments,
+        // delayed), two more (four ACKs of one segment each), and 600 (a tick of 30 ms).
+        let mut estimator = RttEstimator::new(us(1000), us(200), us(60_000_000), us(1));
+        estimator.sample(us(50_000));
+        let prev = FlowSample { srtt: estimator.srtt(), delivered: 10 * 1460, ..FlowSample::default() };
+        let rtt = us(49_024);
+        let mut after = Vec::new();
+        for samples in [2, 2, 596] {
+            for _ in 0..samples {
+                estimator.sample(rtt);
+            }
+            after.push(nanos(estimator.srtt()));
+        }
+        let guesses = srtt_guesses(&prev, prev.delivered + 4 * 1460, 1460, nanos(Some(rtt)));
+        assert_eq!(guesses, [nanos(prev.srtt), after[0], after[1]]);
+        // By hand: an offset of 976 000 ns, floor(7/8 x) twice: 854 000, 747 250; twice more:
+        // 653 843 (653 843.75), 572 112 (572 112.625).
+        assert_eq!(guesses[1..], [49_024_001 + 747_250, 49_024_001 + 572_112]);
+        // Many ACKs: from above, settled on the sample; from below, 7 ns under it.
+        let many = prev.delivered + 1200 * 1460;
+        assert_eq!(srtt_guesses(&prev, many, 1460, nanos(Some(rtt)))[1..], [after[2]; 2]);
+        assert_eq!(after[2], nanos(Some(rtt)));
+        let below = FlowSample { srtt: Some(us(49_000)), ..prev };
+        assert_eq!(srtt_guesses(&below, many, 1460, nanos(Some(rtt)))[1..], [nanos(Some(rtt)) - 7; 2]);
     }
 
     #[test]
