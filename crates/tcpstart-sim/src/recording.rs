@@ -4,28 +4,30 @@
 //! of many quiet keys (200 connections over 100 s on a 1 ms grid) has a table of half a million
 //! rows but only a tenth as many runs. A run is a key, its first row's time, its row count and
 //! the state those rows carry, and neighbouring runs of one key differ little: each run is
-//! written as its differences from the same key's previous run (or from a guess made from the
-//! key's two previous runs, `PackedState::pack`), each field's in a code whose length follows
-//! that field's recent changes (`Encoder`): 5-9 bytes a run in the benchmarks where a flow's
-//! state alone takes 104. The table is built from the runs only when it is read.
+//! written as its differences from the same key's previous run, or from guesses made from its
+//! runs before (`PackedState::pack`), each field's in a code whose length follows that field's
+//! recent changes (`Encoder`): 4-6 bytes a run in the benchmarks where a flow's state alone
+//! takes 104. The table is built from the runs only when it is read.
 
 /// A state a recording packs: written as its differences from the same key's previous state.
 pub(crate) trait PackedState: Copy + Default {
     /// The two states write the same row, bit for bit (the sign of a zero included, which `==`
     /// on floats ignores): only then may a run of one continue a run of the other.
     fn identical(&self, other: &Self) -> bool;
-    /// Appends `self` as differences from `prev`, the same key's previous state, guessed with
-    /// the help of `older`, the states before that, latest first (defaults before the key has
-    /// had as many runs): a field that changes by about as much from run to run as it did a
-    /// run or a few before, or in step with another's change. `names` holds the strings a
-    /// state refers to (phase names), written as their index there.
-    fn pack(&self, prev: &Self, older: &[Self; OLDER], names: &mut Names, out: &mut Encoder);
-    /// Reads back what `pack` wrote after `prev` and `older`.
-    fn unpack(prev: &Self, older: &[Self; OLDER], names: &Names, input: &mut Decoder) -> Self;
+    /// What `pack` keeps of a key's states before the previous one to guess the next from (a
+    /// field that changes by about as much from run to run as it did a run or a few before,
+    /// or in step with another's change): only what the guesses use, since it is kept per key.
+    type Past: Copy + Default + core::fmt::Debug;
+    /// Appends `self` as differences from `prev`, the same key's previous state, or from
+    /// guesses made with `past` (the default before the key's second run). `names` holds the
+    /// strings a state refers to (phase names), written as their index there.
+    fn pack(&self, prev: &Self, past: &Self::Past, names: &mut Names, out: &mut Encoder);
+    /// Reads back what `pack` wrote after `prev` and `past`.
+    fn unpack(prev: &Self, past: &Self::Past, names: &Names, input: &mut Decoder) -> Self;
+    /// `past` once `prev` has been followed by a newer state: the same after `pack` and after
+    /// `unpack`.
+    fn remember(past: &mut Self::Past, prev: &Self);
 }
-
-/// How many of a key's states before the previous one `PackedState::pack` sees.
-pub(crate) const OLDER: usize = 3;
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,7 +39,7 @@ pub(crate) struct Repeat<S> {
 
 /// The runs of one series.
 #[derive(Debug, Default)]
-pub(crate) struct Recording<S> {
+pub(crate) struct Recording<S: PackedState> {
     /// Grid step in nanoseconds (zero: a row at every change, no runs to extend).
     step: u64,
     /// The closed runs, each its key, then its first time, row count and state as differences
@@ -49,10 +51,10 @@ pub(crate) struct Recording<S> {
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
     open: Vec<Option<Repeat<S>>>,
-    /// Per key: its last closed run, which the next one is written against, and the states of
-    /// the runs before it, latest first.
+    /// Per key: its last closed run, which the next one is written against, and what the
+    /// guesses keep of the runs before it.
     closed: Vec<Repeat<S>>,
-    older: Vec<[S; OLDER]>,
+    past: Vec<S::Past>,
     /// The order in which the keys closed their runs, which the next run's key is written
     /// against.
     turns: Turns,
@@ -68,7 +70,7 @@ impl<S: PackedState> Recording<S> {
             names: Names::default(),
             open: vec![None; keys],
             closed: vec![Repeat::default(); keys],
-            older: vec![[S::default(); OLDER]; keys],
+            past: vec![S::Past::default(); keys],
             turns: Turns::new(keys),
             rows: 0,
         }
@@ -101,10 +103,9 @@ impl<S: PackedState> Recording<S> {
         // where the previous stopped.
         out.put_multiple(run.first, prev.first + prev.count * self.step);
         out.put(run.count - 1);
-        let older = &mut self.older[key as usize];
-        run.state.pack(&prev.state, older, &mut self.names, out);
-        older.rotate_right(1);
-        older[0] = prev.state;
+        let past = &mut self.past[key as usize];
+        run.state.pack(&prev.state, past, &mut self.names, out);
+        S::remember(past, &prev.state);
         *prev = run;
         self.closed_runs += 1;
     }
@@ -117,7 +118,7 @@ impl<S: PackedState> Recording<S> {
     /// Every run with its key: each key's in time order (the keys' interleaving is not).
     pub fn runs(&self) -> impl Iterator<Item = (u32, Repeat<S>)> + '_ {
         let mut prev = vec![Repeat::default(); self.open.len()];
-        let mut older = vec![[S::default(); OLDER]; self.open.len()];
+        let mut past = vec![S::Past::default(); self.open.len()];
         let mut input = Decoder::new(&self.packed);
         let mut turns = Turns::new(self.open.len());
         let closed = (0..self.closed_runs).map(move |_| {
@@ -126,10 +127,9 @@ impl<S: PackedState> Recording<S> {
             let p: &mut Repeat<S> = &mut prev[key as usize];
             let first = input.get_multiple(p.first + p.count * self.step);
             let count = input.get() + 1;
-            let older = &mut older[key as usize];
-            let state = S::unpack(&p.state, older, &self.names, &mut input);
-            older.rotate_right(1);
-            older[0] = p.state;
+            let past = &mut past[key as usize];
+            let state = S::unpack(&p.state, past, &self.names, &mut input);
+            S::remember(past, &p.state);
             *p = Repeat { first, count, state };
             (key, *p)
         });
@@ -149,16 +149,19 @@ impl<S: PackedState> Recording<S> {
     }
 }
 
-/// The order in which keys take turns closing runs, which the next run's key is written against,
-/// in whichever of three ways has lately been shortest: its difference from the last run's key
-/// (one of many flows is often next to the one before), its place counted from the key that
-/// closed a run longest ago (where each of a few flows closes a run every tick, as on B1's
-/// 30 ms ticks, the next is one of those that have not yet: 3.2 bits a run against 4.9), or
-/// counted from the latest (where many keys have finished and the few still running take turns
-/// at the back, as B3's connections do: 5.9 bits against 8).
+/// The order in which the latest keys took turns closing runs, which the next run's key is
+/// written against, in whichever of three ways has lately been shortest: its difference from
+/// the last run's key (one of many flows is often next to the one before), its place counted
+/// from the key that closed a run longest ago (where each of a few flows closes a run every
+/// tick, as on B1's 30 ms ticks, the next is one of those that have not yet: 3.2 bits a run
+/// against 4.9), or counted from the latest (where many keys have finished and the few still
+/// running take turns at the back, as B3's connections do: 6.7 bits against 8.1). Only the
+/// latest `Turns::KEPT` keys are kept in order, so that a run of thousands of connections
+/// (`scenarios/web-200-hosts.toml`) does not search and shift thousands of keys a run; a key
+/// that is not among them is written by its difference in either place way, after the places.
 #[derive(Debug, Default)]
 struct Turns {
-    /// Every key, the one whose run closed longest ago (or never, lowest first) first.
+    /// The latest keys to close a run (at first the lowest keys), the one longest ago first.
     order: Vec<u32>,
     /// The key of the last run.
     last: u32,
@@ -167,8 +170,14 @@ struct Turns {
 }
 
 impl Turns {
+    /// More than B1's ten flows, few enough to search and shift at every run: against keeping
+    /// every key, B3's and B4's flow series take 1.7 % and 0.7 % more bytes, and
+    /// `scenarios/web-200-hosts.toml` (4288 connections) spends 170 instructions a run on the
+    /// turns instead of 3 200.
+    const KEPT: usize = 16;
+
     fn new(keys: usize) -> Self {
-        Turns { order: (0..keys as u32).collect(), last: 0, lengths: [0; 3] }
+        Turns { order: (0..keys.min(Self::KEPT) as u32).collect(), last: 0, lengths: [0; 3] }
     }
 
     /// The way to use now: the first of the shortest.
@@ -186,11 +195,23 @@ impl Turns {
     /// The three codes of `key` (see the type's docs); it becomes the latest, and the lengths
     /// follow the codes.
     fn take(&mut self, key: u32) -> [u64; 3] {
+        let difference = zigzag(key as i64 - self.last as i64);
+        let n = self.order.len();
         // From the back: the keys still running are there.
-        let at = self.order.iter().rposition(|&k| k == key).expect("a key of the recording");
-        self.order.remove(at);
+        let places = match self.order.iter().rposition(|&k| k == key) {
+            Some(at) => {
+                self.order.remove(at);
+                [at as u64, (n - 1 - at) as u64]
+            }
+            None => {
+                if n == Self::KEPT {
+                    self.order.remove(0);
+                }
+                [n as u64 + difference; 2]
+            }
+        };
         self.order.push(key);
-        let codes = [zigzag(key as i64 - self.last as i64), at as u64, (self.order.len() - 1 - at) as u64];
+        let codes = [difference, places[0], places[1]];
         for (length, code) in self.lengths.iter_mut().zip(codes) {
             *length = *length - (*length >> 3) + (64 - code.leading_zeros());
         }
@@ -206,10 +227,13 @@ impl Turns {
 
     /// The key `put` wrote as `code`.
     fn get(&mut self, code: u64) -> u32 {
-        let key = match self.best() {
-            0 => (self.last as i64 + unzigzag(code)) as u32,
-            1 => self.order[code as usize],
-            _ => self.order[self.order.len() - 1 - code as usize],
+        let n = self.order.len() as u64;
+        let after_last = |difference| (self.last as i64 + unzigzag(difference)) as u32;
+        let key = match (self.best(), code.checked_sub(n)) {
+            (0, _) => after_last(code),
+            (_, Some(difference)) => after_last(difference),
+            (1, None) => self.order[code as usize],
+            (_, None) => self.order[(n - 1 - code) as usize],
         };
         self.take(key);
         key
@@ -708,11 +732,13 @@ mod tests {
         fn identical(&self, other: &Self) -> bool {
             self == other
         }
-        fn pack(&self, prev: &Self, _: &[Self; OLDER], names: &mut Names, out: &mut Encoder) {
+        type Past = ();
+        fn remember(_: &mut (), _: &Self) {}
+        fn pack(&self, prev: &Self, _: &(), names: &mut Names, out: &mut Encoder) {
             out.put_change(self.x, prev.x);
             out.put(names.index(self.name));
         }
-        fn unpack(prev: &Self, _: &[Self; OLDER], names: &Names, input: &mut Decoder) -> Self {
+        fn unpack(prev: &Self, _: &(), names: &Names, input: &mut Decoder) -> Self {
             S { x: input.get_change(prev.x), name: names.get(input.get()) }
         }
     }
@@ -948,18 +974,30 @@ mod tests {
         // back; order 1 3 2 0: 1 one ahead; order 3 2 0 1: 2 one ahead, second, third.
         assert_eq!(codes, [[4, 2, 1], [3, 0, 3], [2, 0, 3], [2, 1, 2]]);
         assert_eq!(turns.order, [3, 0, 1, 2]);
+        // Of more keys than are kept, the lowest at first: one beyond them is written past
+        // the places, by its difference (from 2 to KEPT + 5: zigzag 2 * (KEPT + 3)), and the
+        // one longest ago leaves.
+        let mut turns = Turns::new(Turns::KEPT + 10);
+        turns.take(2);
+        let kept = Turns::KEPT as u64;
+        assert_eq!(turns.take(Turns::KEPT as u32 + 5), [2 * (kept + 3), kept + 2 * (kept + 3), kept + 2 * (kept + 3)]);
+        assert_eq!(
+            (turns.order.len(), turns.order[0], turns.order[Turns::KEPT - 2..].to_vec()),
+            (Turns::KEPT, 1, vec![2, Turns::KEPT as u32 + 5])
+        );
     }
 
     proptest::proptest! {
         #[test]
-        fn keys_read_back_whichever_way_they_were_written(keys in proptest::collection::vec(0..40u32, 1..400)) {
+        fn keys_read_back_whichever_way_they_were_written(keys in proptest::collection::vec(0..300u32, 1..400)) {
             // Keys taking turns in a cycle (counted from the back, each is 6th: that way is the
-            // shortest), then in order (their differences are), then at random.
+            // shortest), then in order (their differences are), then at random, among more
+            // keys than are kept in order.
             let cycle = [3, 0, 6, 1, 5, 2, 4];
-            let keys: Vec<u32> = (0..200).map(|k| cycle[k % 7]).chain(0..40).chain(keys).collect();
-            let mut writer = Turns::new(40);
+            let keys: Vec<u32> = (0..200).map(|k| cycle[k % 7]).chain(0..300).chain(keys).collect();
+            let mut writer = Turns::new(300);
             let codes: Vec<u64> = keys.iter().map(|&k| writer.put(k)).collect();
-            let mut reader = Turns::new(40);
+            let mut reader = Turns::new(300);
             let back: Vec<u32> = codes.into_iter().map(|c| reader.get(c)).collect();
             proptest::prop_assert_eq!(back, keys);
         }

@@ -25,7 +25,7 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use serde::Serialize;
 use tcpstart_cc::Instant;
 
-use crate::recording::{Decoder, Encoder, Names, PackedState, Recording, OLDER};
+use crate::recording::{Decoder, Encoder, Names, PackedState, Recording};
 use crate::tcp::sender::FlowSample;
 
 fn secs(d: Option<Duration>) -> f64 {
@@ -393,14 +393,22 @@ impl Sampled for FlowSample {
     }
 }
 
+/// What a flow's guesses keep of its states before the previous one: the bytes delivered in
+/// the latest three, latest first, and the window in the latest.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FlowPast {
+    delivered: [u64; 3],
+    cwnd: u64,
+}
+
 /// Guesses of a flow's delivered bytes: its previous count, or that plus the change between
 /// the two runs before the previous, or the two before those. A flow's ACKs come in bursts
 /// about an RTT apart, so on ticks shorter than the RTT the bytes delivered per tick follow a
 /// pattern that repeats every few ticks (B1 at 300 s, 30 ms ticks of a 49 ms RTT: 236, 236,
 /// 140 segments, ...) which the change a run or two before catches where the previous change
 /// does not (docs/performance.md, "Twelfth round").
-fn delivered_guesses(prev: &FlowSample, older: &[FlowSample; OLDER]) -> [u64; 3] {
-    let change = |i: usize| older[i].delivered.wrapping_sub(older[i + 1].delivered);
+fn delivered_guesses(prev: &FlowSample, past: &FlowPast) -> [u64; 3] {
+    let change = |i: usize| past.delivered[i].wrapping_sub(past.delivered[i + 1]);
     [prev.delivered, prev.delivered.wrapping_add(change(0)), prev.delivered.wrapping_add(change(1))]
 }
 
@@ -437,10 +445,10 @@ fn srtt_guesses(prev: &FlowSample, delivered: u64, segment: u64, rtt: u64) -> [u
 /// avoidance), so its change follows the delivered bytes' much more closely than its previous
 /// change does: on B1's 30 ms ticks, where a tick sees a burst of several hundred segments or
 /// a handful, the change costs 1-2 bits against 11 (docs/performance.md, "Twelfth round").
-fn window_guess(delivered: u64, prev: &FlowSample, older: &FlowSample) -> u64 {
+fn window_guess(delivered: u64, prev: &FlowSample, past: &FlowPast) -> u64 {
     let now = delivered.wrapping_sub(prev.delivered) as i64;
-    let was = prev.delivered.wrapping_sub(older.delivered) as i64;
-    let grew = prev.cwnd.wrapping_sub(older.cwnd) as i64;
+    let was = prev.delivered.wrapping_sub(past.delivered[0]) as i64;
+    let grew = prev.cwnd.wrapping_sub(past.cwnd) as i64;
     // Wrapping differences and no panics: any guess will do for a state out of the ordinary,
     // as long as both sides make the same.
     let change = now.checked_mul(grew).and_then(|p| p.checked_div(was)).unwrap_or(0);
@@ -456,10 +464,17 @@ impl PackedState for FlowSample {
         bits(self) == bits(o) && same_phase(self.phase, o.phase)
     }
 
-    fn pack(&self, prev: &Self, older: &[Self; OLDER], names: &mut Names, out: &mut Encoder) {
-        out.put_multiple_of_either(self.delivered, delivered_guesses(prev, older));
+    type Past = FlowPast;
+
+    fn remember(past: &mut FlowPast, prev: &Self) {
+        past.delivered = [prev.delivered, past.delivered[0], past.delivered[1]];
+        past.cwnd = prev.cwnd;
+    }
+
+    fn pack(&self, prev: &Self, past: &FlowPast, names: &mut Names, out: &mut Encoder) {
+        out.put_multiple_of_either(self.delivered, delivered_guesses(prev, past));
         let segment = out.last_unit();
-        out.put_either(self.cwnd, [prev.cwnd, window_guess(self.delivered, prev, &older[0])]);
+        out.put_either(self.cwnd, [prev.cwnd, window_guess(self.delivered, prev, past)]);
         out.put_multiple(self.inflight, prev.inflight);
         out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
         out.put_either(nanos(self.srtt), srtt_guesses(prev, self.delivered, segment, nanos(self.rtt)));
@@ -485,10 +500,10 @@ impl PackedState for FlowSample {
         }
     }
 
-    fn unpack(prev: &Self, older: &[Self; OLDER], names: &Names, input: &mut Decoder) -> Self {
-        let delivered = input.get_multiple_of_either(delivered_guesses(prev, older));
+    fn unpack(prev: &Self, past: &FlowPast, names: &Names, input: &mut Decoder) -> Self {
+        let delivered = input.get_multiple_of_either(delivered_guesses(prev, past));
         let segment = input.last_unit();
-        let cwnd = input.get_either([prev.cwnd, window_guess(delivered, prev, &older[0])]);
+        let cwnd = input.get_either([prev.cwnd, window_guess(delivered, prev, past)]);
         let inflight = input.get_multiple(prev.inflight);
         let rtt = input.get_multiple(nanos(prev.rtt));
         let srtt = from_nanos(input.get_either(srtt_guesses(prev, delivered, segment, rtt)));
@@ -736,13 +751,17 @@ impl PackedState for QueueState {
         self == o
     }
 
-    fn pack(&self, prev: &Self, _: &[Self; OLDER], _: &mut Names, out: &mut Encoder) {
+    type Past = ();
+
+    fn remember(_: &mut (), _: &Self) {}
+
+    fn pack(&self, prev: &Self, _: &(), _: &mut Names, out: &mut Encoder) {
         out.put_change(self.packets, prev.packets);
         out.put_multiple(self.bytes, prev.bytes);
         out.put_multiple(nanos(self.sojourn), nanos(prev.sojourn));
     }
 
-    fn unpack(prev: &Self, _: &[Self; OLDER], _: &Names, input: &mut Decoder) -> Self {
+    fn unpack(prev: &Self, _: &(), _: &Names, input: &mut Decoder) -> Self {
         let packets = input.get_change(prev.packets);
         let bytes = input.get_multiple(prev.bytes);
         let sojourn = from_nanos(input.get_multiple(nanos(prev.sojourn)));
