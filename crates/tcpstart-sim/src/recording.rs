@@ -161,8 +161,14 @@ impl<S: PackedState> Recording<S> {
 /// that is not among them is written by its difference in either place way, after the places.
 #[derive(Debug, Default)]
 struct Turns {
-    /// The latest keys to close a run (at first the lowest keys), the one longest ago first.
-    order: Vec<u32>,
+    /// The latest keys to close a run (at first the lowest keys), in a ring: the one longest
+    /// ago at `head`, so that it leaves without the others moving.
+    ring: [u32; Turns::KEPT],
+    head: usize,
+    len: usize,
+    /// Per key: its slot in the ring, `Turns::OUT` while it is not kept (found without a
+    /// search: B3's queues and connections, more than are kept, searched all of them a run).
+    slots: Vec<u8>,
     /// The key of the last run.
     last: u32,
     /// Per way: eight times the moving average of the bit lengths of its codes (weight 1/8).
@@ -170,14 +176,36 @@ struct Turns {
 }
 
 impl Turns {
-    /// More than B1's ten flows, few enough to search and shift at every run: against keeping
-    /// every key, B3's and B4's flow series take 1.7 % and 0.7 % more bytes, and
-    /// `scenarios/web-200-hosts.toml` (4288 connections) spends 170 instructions a run on the
-    /// turns instead of 3 200.
+    /// More than B1's ten flows, few enough to shift at every run: against keeping every key,
+    /// B3's and B4's flow series take 1.7 % and 0.7 % more bytes, and
+    /// `scenarios/web-200-hosts.toml` (4288 connections) spends about 100 instructions a run
+    /// on the turns instead of 3 200.
     const KEPT: usize = 16;
+    /// The slot of a key not kept.
+    const OUT: u8 = u8::MAX;
 
     fn new(keys: usize) -> Self {
-        Turns { order: (0..keys.min(Self::KEPT) as u32).collect(), last: 0, lengths: [0; 3] }
+        let mut turns = Turns { len: keys.min(Self::KEPT), slots: vec![Self::OUT; keys], ..Turns::default() };
+        for i in 0..turns.len {
+            turns.put_at(i, i as u32);
+        }
+        turns
+    }
+
+    /// Puts `key` in the ring's slot `slot`.
+    fn put_at(&mut self, slot: usize, key: u32) {
+        self.ring[slot] = key;
+        self.slots[key as usize] = slot as u8;
+    }
+
+    /// The ring's slot of the `i`-th key from the one longest ago.
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) % Self::KEPT
+    }
+
+    /// The `i`-th key from the one longest ago.
+    fn key(&self, i: usize) -> u32 {
+        self.ring[self.slot(i)]
     }
 
     /// The way to use now: the first of the shortest.
@@ -196,21 +224,28 @@ impl Turns {
     /// follow the codes.
     fn take(&mut self, key: u32) -> [u64; 3] {
         let difference = zigzag(key as i64 - self.last as i64);
-        let n = self.order.len();
-        // From the back: the keys still running are there.
-        let places = match self.order.iter().rposition(|&k| k == key) {
-            Some(at) => {
-                self.order.remove(at);
-                [at as u64, (n - 1 - at) as u64]
+        let n = self.len;
+        let slot = self.slots[key as usize];
+        let places = if slot != Self::OUT {
+            let at = (slot as usize + Self::KEPT - self.head) % Self::KEPT;
+            // The keys after it move forward.
+            for i in at..n - 1 {
+                self.put_at(self.slot(i), self.key(i + 1));
             }
-            None => {
-                if n == Self::KEPT {
-                    self.order.remove(0);
-                }
-                [n as u64 + difference; 2]
+            self.put_at(self.slot(n - 1), key);
+            [at as u64, (n - 1 - at) as u64]
+        } else {
+            if n == Self::KEPT {
+                // The one longest ago leaves: its slot becomes the back.
+                self.slots[self.ring[self.head] as usize] = Self::OUT;
+                self.put_at(self.head, key);
+                self.head = self.slot(1);
+            } else {
+                self.put_at(self.slot(n), key);
+                self.len += 1;
             }
+            [n as u64 + difference; 2]
         };
-        self.order.push(key);
         let codes = [difference, places[0], places[1]];
         for (length, code) in self.lengths.iter_mut().zip(codes) {
             *length = *length - (*length >> 3) + (64 - code.leading_zeros());
@@ -227,13 +262,13 @@ impl Turns {
 
     /// The key `put` wrote as `code`.
     fn get(&mut self, code: u64) -> u32 {
-        let n = self.order.len() as u64;
+        let n = self.len as u64;
         let after_last = |difference| (self.last as i64 + unzigzag(difference)) as u32;
         let key = match (self.best(), code.checked_sub(n)) {
             (0, _) => after_last(code),
             (_, Some(difference)) => after_last(difference),
-            (1, None) => self.order[code as usize],
-            (_, None) => self.order[(n - 1 - code) as usize],
+            (1, None) => self.key(code as usize),
+            (_, None) => self.key((n - 1 - code) as usize),
         };
         self.take(key);
         key
@@ -973,7 +1008,7 @@ mod tests {
         // from the back; then order 0 1 3 2: 0 is 2 behind (zigzag 3), first, fourth from the
         // back; order 1 3 2 0: 1 one ahead; order 3 2 0 1: 2 one ahead, second, third.
         assert_eq!(codes, [[4, 2, 1], [3, 0, 3], [2, 0, 3], [2, 1, 2]]);
-        assert_eq!(turns.order, [3, 0, 1, 2]);
+        assert_eq!(turns.order(), [3, 0, 1, 2]);
         // Of more keys than are kept, the lowest at first: one beyond them is written past
         // the places, by its difference (from 2 to KEPT + 5: zigzag 2 * (KEPT + 3)), and the
         // one longest ago leaves.
@@ -981,10 +1016,18 @@ mod tests {
         turns.take(2);
         let kept = Turns::KEPT as u64;
         assert_eq!(turns.take(Turns::KEPT as u32 + 5), [2 * (kept + 3), kept + 2 * (kept + 3), kept + 2 * (kept + 3)]);
+        let order = turns.order();
         assert_eq!(
-            (turns.order.len(), turns.order[0], turns.order[Turns::KEPT - 2..].to_vec()),
-            (Turns::KEPT, 1, vec![2, Turns::KEPT as u32 + 5])
+            (order.len(), order[0], &order[Turns::KEPT - 2..]),
+            (Turns::KEPT, 1, &[2, Turns::KEPT as u32 + 5][..])
         );
+    }
+
+    impl Turns {
+        /// The keys kept, the one longest ago first.
+        fn order(&self) -> Vec<u32> {
+            (0..self.len).map(|i| self.key(i)).collect()
+        }
     }
 
     proptest::proptest! {
