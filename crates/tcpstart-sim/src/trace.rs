@@ -439,6 +439,15 @@ fn srtt_guesses(prev: &FlowSample, delivered: u64, segment: u64, rtt: u64) -> [u
     [nanos(prev.srtt), settle(acks / 2), settle(acks - acks / 2)]
 }
 
+/// A flow's bytes in flight guessed as its window in whole segments (`segment`: the unit the
+/// delivered bytes' changes are multiples of): a flow limited by its window sends up to it after
+/// each ACK, so at a tick its flight is the window rounded down to a segment (B1 at 300 s:
+/// window 808 452, in flight 807 380, 553 segments), where its previous flight is some segments
+/// off (docs/performance.md, "Twelfth round").
+fn window_in_segments(cwnd: u64, segment: u64) -> u64 {
+    cwnd - cwnd % segment.max(1)
+}
+
 /// A flow's window guessed from the bytes `delivered` since its previous row: changed by as much
 /// per byte delivered as between the two rows before. A window grows with the ACKs that come
 /// in (a segment each per ACK in slow start, about a segment per window in congestion
@@ -475,7 +484,7 @@ impl PackedState for FlowSample {
         out.put_multiple_of_either(self.delivered, delivered_guesses(prev, past));
         let segment = out.last_unit();
         out.put_either(self.cwnd, [prev.cwnd, window_guess(self.delivered, prev, past)]);
-        out.put_multiple(self.inflight, prev.inflight);
+        out.put_multiple_of_either(self.inflight, [prev.inflight, window_in_segments(self.cwnd, segment)]);
         out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
         out.put_either(nanos(self.srtt), srtt_guesses(prev, self.delivered, segment, nanos(self.rtt)));
         // What rarely changes, in one code that is nearly always zero, where a code each took
@@ -504,7 +513,7 @@ impl PackedState for FlowSample {
         let delivered = input.get_multiple_of_either(delivered_guesses(prev, past));
         let segment = input.last_unit();
         let cwnd = input.get_either([prev.cwnd, window_guess(delivered, prev, past)]);
-        let inflight = input.get_multiple(prev.inflight);
+        let inflight = input.get_multiple_of_either([prev.inflight, window_in_segments(cwnd, segment)]);
         let rtt = input.get_multiple(nanos(prev.rtt));
         let srtt = from_nanos(input.get_either(srtt_guesses(prev, delivered, segment, rtt)));
         let rtt = from_nanos(rtt);
@@ -1197,6 +1206,13 @@ mod tests {
         assert_eq!(after[2], nanos(Some(rtt)));
         let below = FlowSample { srtt: Some(us(49_000)), ..prev };
         assert_eq!(srtt_guesses(&below, many, 1460, nanos(Some(rtt)))[1..], [nanos(Some(rtt)) - 7; 2]);
+    }
+
+    #[test]
+    fn a_flight_is_guessed_as_the_window_in_whole_segments() {
+        // B1 at 300 s: 553 segments of 1460 bytes in a window of 808 452; no unit yet, the window.
+        assert_eq!(window_in_segments(808_452, 1460), 807_380);
+        assert_eq!((window_in_segments(808_452, 1), window_in_segments(808_452, 0)), (808_452, 808_452));
     }
 
     #[test]
