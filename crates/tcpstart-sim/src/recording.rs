@@ -42,9 +42,9 @@ pub(crate) struct Repeat<S> {
 pub(crate) struct Recording<S: PackedState> {
     /// Grid step in nanoseconds (zero: a row at every change, no runs to extend).
     step: u64,
-    /// The closed runs, each its key, then its first time, row count and state as differences
-    /// from the key's previous closed run (the time from the tick after it). Each key's runs are
-    /// in time order.
+    /// The closed runs, each its key, then its row count (with whether it starts on the tick
+    /// after the key's previous closed run, else its time against that tick) and its state as
+    /// differences from that run's. Each key's runs are in time order.
     packed: Encoder,
     /// The number of closed runs.
     closed_runs: usize,
@@ -99,10 +99,17 @@ impl<S: PackedState> Recording<S> {
         let out = &mut self.packed;
         out.fields.slot = 0;
         out.put(self.turns.put(key));
-        // Against the tick after the previous run: zero for the usual run, one that goes on
-        // where the previous stopped.
-        out.put_multiple(run.first, prev.first + prev.count * self.step);
-        out.put(run.count - 1);
+        // The usual run goes on where the key's previous stopped, on the tick after it: then its
+        // row count alone, in one code with the bit that says so, where a code for a time of
+        // zero took a bit a run besides (B1 at 300 s, a tick a run). Otherwise its time against
+        // that tick.
+        let next = prev.first + prev.count * self.step;
+        let on_time = run.first == next;
+        out.put((run.count - 1) << 1 | !on_time as u64);
+        match on_time {
+            true => out.skip(),
+            false => out.put_multiple(run.first, next),
+        }
         let past = &mut self.past[key as usize];
         run.state.pack(&prev.state, past, &mut self.names, out);
         S::remember(past, &prev.state);
@@ -125,8 +132,13 @@ impl<S: PackedState> Recording<S> {
             input.fields.slot = 0;
             let key = turns.get(input.get());
             let p: &mut Repeat<S> = &mut prev[key as usize];
-            let first = input.get_multiple(p.first + p.count * self.step);
-            let count = input.get() + 1;
+            let next = p.first + p.count * self.step;
+            let code = input.get();
+            let count = (code >> 1) + 1;
+            let first = match code & 1 {
+                0 => input.skip(next),
+                _ => input.get_multiple(next),
+            };
             let past = &mut past[key as usize];
             let state = S::unpack(&p.state, past, &self.names, &mut input);
             S::remember(past, &p.state);
@@ -810,7 +822,7 @@ mod tests {
             // A new state every tick, wandering by fewer than 30 units either way.
             r.push(0, k * 100, 1, S { x: (1 << 40) | ((k * 7919) % 30), name: "a" });
         }
-        // Once the codes have adapted: key, time, count and name a bit each (no change), the
+        // Once the codes have adapted: key, count (with the time) and name a bit each, the
         // value's change (zigzag below 64, bit length 5 or 6 on average: order 4) at most
         // 2 * 3 - 1 + 4 = 9 bits; varints took a byte each, 5 bytes a run.
         let bytes = r.packed.bytes.len();
