@@ -682,9 +682,10 @@ const GUESSES: usize = 3;
 
 /// How close the ways of guessing a field have lately been: moving averages (weight 1/16) of
 /// the bit lengths of their misses. A flow's smoothed RTT is best guessed by its previous one
-/// where few samples come between two rows (B3's connections on a 1 ms grid), by the row's own
-/// latest RTT sample where a tick spans many ACKs (B1 at 300 s, 30 ms ticks): the wrong guess
-/// costs about twice the bits (docs/performance.md, "Tenth round").
+/// where few samples come between two rows (B3's connections on a 1 ms grid), by about the
+/// row's own latest RTT sample where a tick spans many ACKs (B1 at 300 s, 30 ms ticks): the
+/// wrong guess costs about twice the bits (docs/performance.md, "Tenth round"); a flow's bytes
+/// delivered by whichever earlier change the bursts of ACKs repeat ("Twelfth round").
 #[derive(Clone, Copy, Debug, Default)]
 struct Guesses([u32; GUESSES]);
 

@@ -419,8 +419,9 @@ fn delivered_guesses(prev: &FlowSample, past: &FlowPast) -> [u64; 3] {
 /// as `RttEstimator::sample` does: the offset from the sample becomes `floor(7/8 offset)`
 /// each time, down to 0 from above and -7 from below. Where a tick spans many ACKs the
 /// smoothed RTT has settled near the latest sample (B1 at 300 s); where it spans a few it has
-/// moved part of the way (B1 at 30 s, B3): 3-4 bits a run fewer than the previous value and the
-/// latest sample as guesses (docs/performance.md, "Twelfth round").
+/// moved part of the way (B1 at 30 s, B3): 7 bits a run fewer than with the previous value and
+/// the latest sample as the guesses at 30 s, 3 in B3, 2 at 300 s (docs/performance.md,
+/// "Twelfth round").
 fn srtt_guesses(prev: &FlowSample, delivered: u64, segment: u64, rtt: u64) -> [u64; 3] {
     let acks = delivered.wrapping_sub(prev.delivered) / segment.max(1);
     let mut offset = nanos(prev.srtt).wrapping_sub(rtt) as i64;
