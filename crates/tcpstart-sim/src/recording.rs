@@ -4,20 +4,29 @@
 //! of many quiet keys (200 connections over 100 s on a 1 ms grid) has a table of half a million
 //! rows but only a tenth as many runs. A run is a key, its first row's time, its row count and
 //! the state those rows carry, and neighbouring runs of one key differ little: each run is
-//! written as its differences from the same key's previous run, each field's in a code whose
-//! length follows that field's recent changes (`Encoder`): 5-9 bytes a run in the benchmarks
-//! where a flow's state alone takes 104. The table is built from the runs only when it is read.
+//! written as its differences from the same key's previous run, or from guesses made from its
+//! runs before (`PackedState::pack`), each field's in a code whose length follows that field's
+//! recent changes (`Encoder`): 4-6 bytes a run in the benchmarks where a flow's state alone
+//! takes 104. The table is built from the runs only when it is read.
 
 /// A state a recording packs: written as its differences from the same key's previous state.
 pub(crate) trait PackedState: Copy + Default {
     /// The two states write the same row, bit for bit (the sign of a zero included, which `==`
     /// on floats ignores): only then may a run of one continue a run of the other.
     fn identical(&self, other: &Self) -> bool;
-    /// Appends `self` as differences from `prev`. `names` holds the strings a state refers to
-    /// (phase names), written as their index there.
-    fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder);
-    /// Reads back what `pack` wrote after `prev`.
-    fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self;
+    /// What `pack` keeps of a key's states before the previous one to guess the next from (a
+    /// field that changes by about as much from run to run as it did a run or a few before,
+    /// or in step with another's change): only what the guesses use, since it is kept per key.
+    type Past: Copy + Default + core::fmt::Debug;
+    /// Appends `self` as differences from `prev`, the same key's previous state, or from
+    /// guesses made with `past` (the default before the key's second run). `names` holds the
+    /// strings a state refers to (phase names), written as their index there.
+    fn pack(&self, prev: &Self, past: &Self::Past, names: &mut Names, out: &mut Encoder);
+    /// Reads back what `pack` wrote after `prev` and `past`.
+    fn unpack(prev: &Self, past: &Self::Past, names: &Names, input: &mut Decoder) -> Self;
+    /// `past` once `prev` has been followed by a newer state: the same after `pack` and after
+    /// `unpack`.
+    fn remember(past: &mut Self::Past, prev: &Self);
 }
 
 /// `count` rows of a key in `state`, from `first` nanoseconds on, a grid step apart.
@@ -30,22 +39,25 @@ pub(crate) struct Repeat<S> {
 
 /// The runs of one series.
 #[derive(Debug, Default)]
-pub(crate) struct Recording<S> {
+pub(crate) struct Recording<S: PackedState> {
     /// Grid step in nanoseconds (zero: a row at every change, no runs to extend).
     step: u64,
-    /// The closed runs, each its key, then its first time, row count and state as differences
-    /// from the key's previous closed run (the time from the tick after it). Each key's runs are
-    /// in time order.
+    /// The closed runs, each its key, then its row count (with whether it starts on the tick
+    /// after the key's previous closed run, else its time against that tick) and its state as
+    /// differences from that run's. Each key's runs are in time order.
     packed: Encoder,
     /// The number of closed runs.
     closed_runs: usize,
     names: Names,
     /// Per key: its open run, which the next rows may still extend.
     open: Vec<Option<Repeat<S>>>,
-    /// Per key: its last closed run, which the next one is written against.
+    /// Per key: its last closed run, which the next one is written against, and what the
+    /// guesses keep of the runs before it.
     closed: Vec<Repeat<S>>,
-    /// The key of the last closed run.
-    last_key: u32,
+    past: Vec<S::Past>,
+    /// The order in which the keys closed their runs, which the next run's key is written
+    /// against.
+    turns: Turns,
     rows: usize,
 }
 
@@ -58,7 +70,8 @@ impl<S: PackedState> Recording<S> {
             names: Names::default(),
             open: vec![None; keys],
             closed: vec![Repeat::default(); keys],
-            last_key: 0,
+            past: vec![S::Past::default(); keys],
+            turns: Turns::new(keys),
             rows: 0,
         }
     }
@@ -85,15 +98,21 @@ impl<S: PackedState> Recording<S> {
         let prev = &mut self.closed[key as usize];
         let out = &mut self.packed;
         out.fields.slot = 0;
-        // Against the previous run's key: keys take turns, and one of many flows is often next
-        // to the one before.
-        out.put_change(key as u64, self.last_key as u64);
-        self.last_key = key;
-        // Against the tick after the previous run: zero for the usual run, one that goes on
-        // where the previous stopped.
-        out.put_multiple(run.first, prev.first + prev.count * self.step);
-        out.put(run.count - 1);
-        run.state.pack(&prev.state, &mut self.names, out);
+        out.put(self.turns.put(key));
+        // The usual run goes on where the key's previous stopped, on the tick after it: then its
+        // row count alone, in one code with the bit that says so, where a code for a time of
+        // zero took a bit a run besides (B1 at 300 s, a tick a run). Otherwise its time against
+        // that tick.
+        let next = prev.first + prev.count * self.step;
+        let on_time = run.first == next;
+        out.put((run.count - 1) << 1 | !on_time as u64);
+        match on_time {
+            true => out.skip(),
+            false => out.put_multiple(run.first, next),
+        }
+        let past = &mut self.past[key as usize];
+        run.state.pack(&prev.state, past, &mut self.names, out);
+        S::remember(past, &prev.state);
         *prev = run;
         self.closed_runs += 1;
     }
@@ -106,15 +125,23 @@ impl<S: PackedState> Recording<S> {
     /// Every run with its key: each key's in time order (the keys' interleaving is not).
     pub fn runs(&self) -> impl Iterator<Item = (u32, Repeat<S>)> + '_ {
         let mut prev = vec![Repeat::default(); self.open.len()];
+        let mut past = vec![S::Past::default(); self.open.len()];
         let mut input = Decoder::new(&self.packed);
-        let mut key = 0;
+        let mut turns = Turns::new(self.open.len());
         let closed = (0..self.closed_runs).map(move |_| {
             input.fields.slot = 0;
-            key = input.get_change(key as u64) as u32;
+            let key = turns.get(input.get());
             let p: &mut Repeat<S> = &mut prev[key as usize];
-            let first = input.get_multiple(p.first + p.count * self.step);
-            let count = input.get() + 1;
-            let state = S::unpack(&p.state, &self.names, &mut input);
+            let next = p.first + p.count * self.step;
+            let code = input.get();
+            let count = (code >> 1) + 1;
+            let first = match code & 1 {
+                0 => input.skip(next),
+                _ => input.get_multiple(next),
+            };
+            let past = &mut past[key as usize];
+            let state = S::unpack(&p.state, past, &self.names, &mut input);
+            S::remember(past, &p.state);
             *p = Repeat { first, count, state };
             (key, *p)
         });
@@ -122,9 +149,141 @@ impl<S: PackedState> Recording<S> {
         closed.chain(open)
     }
 
+    /// The bytes the closed runs take.
+    #[cfg(test)]
+    pub fn packed_bytes(&self) -> usize {
+        self.packed.bytes.len()
+    }
+
     /// The grid step in nanoseconds.
     pub fn step(&self) -> u64 {
         self.step
+    }
+}
+
+/// The order in which the latest keys took turns closing runs, which the next run's key is
+/// written against, in whichever of three ways has lately been shortest: its difference from
+/// the last run's key (one of many flows is often next to the one before), its place counted
+/// from the key that closed a run longest ago (where each of a few flows closes a run every
+/// tick, as on B1's 30 ms ticks, the next is one of those that have not yet: 3.2 bits a run
+/// against 4.9), or counted from the latest (where many keys have finished and the few still
+/// running take turns at the back, as B3's connections do: 6.7 bits against 8.1). Only the
+/// latest `Turns::KEPT` keys are kept in order, so that a run of thousands of connections
+/// (`scenarios/web-200-hosts.toml`) does not search and shift thousands of keys a run; a key
+/// that is not among them is written by its difference in either place way, after the places.
+#[derive(Debug, Default)]
+struct Turns {
+    /// The latest keys to close a run (at first the lowest keys), in a ring: the one longest
+    /// ago at `head`, so that it leaves without the others moving.
+    ring: [u32; Turns::KEPT],
+    head: usize,
+    len: usize,
+    /// Per key: its slot in the ring, `Turns::OUT` while it is not kept (found without a
+    /// search: B3's queues and connections, more than are kept, searched all of them a run).
+    slots: Vec<u8>,
+    /// The key of the last run.
+    last: u32,
+    /// Per way: eight times the moving average of the bit lengths of its codes (weight 1/8).
+    lengths: [u32; 3],
+}
+
+impl Turns {
+    /// More than B1's ten flows, few enough to shift at every run: against keeping every key,
+    /// B3's and B4's flow series take 1.7 % and 0.7 % more bytes, and
+    /// `scenarios/web-200-hosts.toml` (4288 connections) spends about 100 instructions a run
+    /// on the turns instead of 3 200.
+    const KEPT: usize = 16;
+    /// The slot of a key not kept.
+    const OUT: u8 = u8::MAX;
+
+    fn new(keys: usize) -> Self {
+        let mut turns = Turns { len: keys.min(Self::KEPT), slots: vec![Self::OUT; keys], ..Turns::default() };
+        for i in 0..turns.len {
+            turns.put_at(i, i as u32);
+        }
+        turns
+    }
+
+    /// Puts `key` in the ring's slot `slot`.
+    fn put_at(&mut self, slot: usize, key: u32) {
+        self.ring[slot] = key;
+        self.slots[key as usize] = slot as u8;
+    }
+
+    /// The ring's slot of the `i`-th key from the one longest ago.
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) % Self::KEPT
+    }
+
+    /// The `i`-th key from the one longest ago.
+    fn key(&self, i: usize) -> u32 {
+        self.ring[self.slot(i)]
+    }
+
+    /// The way to use now: the first of the shortest.
+    fn best(&self) -> usize {
+        let [a, b, c] = self.lengths;
+        if a <= b && a <= c {
+            0
+        } else if b <= c {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The three codes of `key` (see the type's docs); it becomes the latest, and the lengths
+    /// follow the codes.
+    fn take(&mut self, key: u32) -> [u64; 3] {
+        let difference = zigzag(key as i64 - self.last as i64);
+        let n = self.len;
+        let slot = self.slots[key as usize];
+        let places = if slot != Self::OUT {
+            let at = (slot as usize + Self::KEPT - self.head) % Self::KEPT;
+            // The keys after it move forward.
+            for i in at..n - 1 {
+                self.put_at(self.slot(i), self.key(i + 1));
+            }
+            self.put_at(self.slot(n - 1), key);
+            [at as u64, (n - 1 - at) as u64]
+        } else {
+            if n == Self::KEPT {
+                // The one longest ago leaves: its slot becomes the back.
+                self.slots[self.ring[self.head] as usize] = Self::OUT;
+                self.put_at(self.head, key);
+                self.head = self.slot(1);
+            } else {
+                self.put_at(self.slot(n), key);
+                self.len += 1;
+            }
+            [n as u64 + difference; 2]
+        };
+        let codes = [difference, places[0], places[1]];
+        for (length, code) in self.lengths.iter_mut().zip(codes) {
+            *length = *length - (*length >> 3) + (64 - code.leading_zeros());
+        }
+        self.last = key;
+        codes
+    }
+
+    /// The code to write for `key`.
+    fn put(&mut self, key: u32) -> u64 {
+        let way = self.best();
+        self.take(key)[way]
+    }
+
+    /// The key `put` wrote as `code`.
+    fn get(&mut self, code: u64) -> u32 {
+        let n = self.len as u64;
+        let after_last = |difference| (self.last as i64 + unzigzag(difference)) as u32;
+        let key = match (self.best(), code.checked_sub(n)) {
+            (0, _) => after_last(code),
+            (_, Some(difference)) => after_last(difference),
+            (1, None) => self.key(code as usize),
+            (_, None) => self.key((n - 1 - code) as usize),
+        };
+        self.take(key);
+        key
     }
 }
 
@@ -158,12 +317,18 @@ impl Names {
 const SLOTS: usize = 16;
 
 /// What the codes of one field have been like: the next is written with as many plain low bits
-/// as recent values had, less one. A field whose changes are a few hundred units one tick and a
-/// few the next costs what its usual change needs, not the bytes its largest would.
+/// as recent non-zero values had, less one. A field whose changes are a few hundred units one
+/// tick and a few the next costs what its usual change needs, not the bytes its largest would.
+/// Where zeros are common among large values (a guess that is exact or far off: a smoothed RTT
+/// that settled on the latest sample, or did not), a first bit tells a zero from the rest, so
+/// that a zero costs one bit rather than the order's `k + 1`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Model {
-    /// Eight times the moving average of the bit lengths of the field's codes (weight 1/8).
+    /// Eight times the moving average of the bit lengths of the field's non-zero codes (weight
+    /// 1/8).
     bits: u32,
+    /// 256 times the moving average of the share of zeros among the field's codes (weight 1/16).
+    zeros: u32,
 }
 
 impl Model {
@@ -172,8 +337,18 @@ impl Model {
         (self.bits >> 3).saturating_sub(1)
     }
 
+    /// Whether the next value at order `k` starts with the bit that says whether it is zero:
+    /// when that bit costs less than it saves, a share of zeros `p` with `p * (k + 1) > 1`
+    /// (a zero then costs 1 bit instead of `k + 1`, any other value one more).
+    fn flags_zero(&self, k: u32) -> bool {
+        self.zeros * (k + 1) > 256
+    }
+
     fn update(&mut self, z: u64) {
-        self.bits = self.bits - (self.bits >> 3) + (64 - z.leading_zeros());
+        self.zeros = self.zeros - (self.zeros >> 4) + if z == 0 { 16 } else { 0 };
+        if z != 0 {
+            self.bits = self.bits - (self.bits >> 3) + (64 - z.leading_zeros());
+        }
     }
 }
 
@@ -203,6 +378,12 @@ struct Fields {
     slot: usize,
 }
 
+impl Fields {
+    fn last_unit(&self) -> u64 {
+        self.units[self.slot - 1].0
+    }
+}
+
 impl Encoder {
     /// Appends the low `n` bits of `v` (`n` at most 56, the bits above zero). The bits are
     /// stored eight bytes at a time: a copy of a fixed size, where one of a byte count cost a
@@ -226,16 +407,28 @@ impl Encoder {
         let model = &mut self.fields.models[self.fields.slot];
         self.fields.slot += 1;
         let k = model.order();
+        let flagged = model.flags_zero(k);
         model.update(z);
+        // With the zero bit: 1 for a zero, else 0 and the code of `z - 1`.
+        if flagged && z == 0 {
+            self.bits(1, 1);
+            return;
+        }
+        let z = z - flagged as u64;
         let high = z >> k;
         if high < 1 << 15 && k <= 24 {
-            // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits.
+            // y = high + 1 in n bits: n - 1 zeros, its leading one, the rest of y, z's low bits;
+            // after the zero bit's 0 when there is one.
             let y = high + 1;
             let n = 64 - y.leading_zeros();
             // Plain masks: n - 1 < 16 and k <= 24.
             let code = 1 << (n - 1) | (y & !(u64::MAX << (n - 1))) << n | (z & !(u64::MAX << k)) << (2 * n - 1);
-            self.bits(code, 2 * n - 1 + k);
+            let f = flagged as u32;
+            self.bits(code << f, 2 * n - 1 + k + f);
         } else {
+            if flagged {
+                self.bits(0, 1);
+            }
             self.put_long(z, k);
         }
     }
@@ -269,34 +462,51 @@ impl Encoder {
 
     /// `put_change` for a field whose changes are often whole multiples of some unit (bytes of
     /// whole segments, a packet's serialisation time, the grid step): once the unit is known
-    /// (`Unit`), a bit says whether this change is a multiple, and if so the multiple is
-    /// written instead of the change.
+    /// (`Unit`), a change that is a multiple is written as the multiple, followed by a bit that
+    /// says it was one. A change of zero, a multiple of any unit, needs no such bit: the bit
+    /// comes after the code so that the decoder knows whether to read it (B1's run times and
+    /// bytes in flight, often unchanged, spent a bit a run on it; docs/performance.md,
+    /// "Twelfth round").
     #[inline]
     pub fn put_multiple(&mut self, x: u64, prev: u64) {
         let d = x.wrapping_sub(prev) as i64;
         let m = d.unsigned_abs();
         let unit = self.fields.units[self.fields.slot].0;
         self.fields.units[self.fields.slot].update(m);
-        let v = if unit > 1 {
-            let whole = m.is_multiple_of(unit);
-            self.bits(!whole as u64, 1);
-            if whole {
-                d.signum() * (m / unit) as i64
-            } else {
-                d
-            }
-        } else {
-            d
-        };
+        let whole = unit > 1 && m.is_multiple_of(unit);
+        let v = if whole { d.signum() * (m / unit) as i64 } else { d };
         self.put(zigzag(v));
+        if unit > 1 && v != 0 {
+            self.bits(!whole as u64, 1);
+        }
     }
 
-    /// Appends `x` as its difference from whichever of two guesses has lately been closer
-    /// (`Guesses`).
+    /// The unit the field just written has learnt its changes to be multiples of (one for
+    /// none): the segment size for bytes delivered, which other fields' guesses may use.
+    pub fn last_unit(&self) -> u64 {
+        self.fields.last_unit()
+    }
+
+    /// Passes over a field the run does not write (one whose change another field says is
+    /// zero), so that the fields after it keep their slots and what those have learnt.
     #[inline]
-    pub fn put_either(&mut self, x: u64, guesses: [u64; 2]) {
+    pub fn skip(&mut self) {
+        self.fields.slot += 1;
+    }
+
+    /// Appends `x` as its difference from whichever of the guesses (at most `GUESSES`) has
+    /// lately been closest (`Guesses`).
+    #[inline]
+    pub fn put_either<const N: usize>(&mut self, x: u64, guesses: [u64; N]) {
         let guess = self.fields.guesses[self.fields.slot].pick(x, guesses);
         self.put_change(x, guess);
+    }
+
+    /// `put_either` for a field whose changes are multiples of a unit (`put_multiple`).
+    #[inline]
+    pub fn put_multiple_of_either<const N: usize>(&mut self, x: u64, guesses: [u64; N]) {
+        let guess = self.fields.guesses[self.fields.slot].pick(x, guesses);
+        self.put_multiple(x, guess);
     }
 }
 
@@ -363,9 +573,20 @@ impl<'a> Decoder<'a> {
     /// Reads the next field's code, as `Encoder::put` wrote it.
     #[inline(always)]
     pub fn get(&mut self) -> u64 {
-        let k = self.fields.models[self.fields.slot].order();
+        let model = self.fields.models[self.fields.slot];
+        let k = model.order();
+        let flagged = model.flags_zero(k);
         self.fields.slot += 1;
         self.refill();
+        if flagged {
+            let zero = self.acc & 1 == 1;
+            self.acc >>= 1;
+            self.len -= 1;
+            if zero {
+                self.fields.models[self.fields.slot - 1].update(0);
+                return 0;
+            }
+        }
         // y's n - 1 leading zeros and its leading one; then the rest of y and z's low bits.
         let zeros = self.acc.trailing_zeros();
         let length = 2 * zeros + 1 + k;
@@ -379,7 +600,7 @@ impl<'a> Decoder<'a> {
             (y - 1) << k | (code >> zeros) & !(u64::MAX << k)
         } else {
             self.get_long(k)
-        };
+        } + flagged as u64;
         self.fields.models[self.fields.slot - 1].update(z);
         z
     }
@@ -412,43 +633,72 @@ impl<'a> Decoder<'a> {
     /// Reads a value `Encoder::put_multiple` wrote after `prev`.
     #[inline]
     pub fn get_multiple(&mut self, prev: u64) -> u64 {
-        let unit = self.fields.units[self.fields.slot].0;
-        let whole = unit > 1 && self.bits(1) == 0;
         let slot = self.fields.slot;
+        let unit = self.fields.units[slot].0;
         let v = unzigzag(self.get());
+        let whole = unit > 1 && v != 0 && self.bits(1) == 0;
         let d = if whole { v.wrapping_mul(unit as i64) } else { v };
         self.fields.units[slot].update(d.unsigned_abs());
         prev.wrapping_add(d as u64)
     }
 
+    /// `Encoder::last_unit`, alike.
+    pub fn last_unit(&self) -> u64 {
+        self.fields.last_unit()
+    }
+
+    /// Passes over a field as `Encoder::skip` did: its value is `prev`, unchanged.
+    #[inline]
+    pub fn skip(&mut self, prev: u64) -> u64 {
+        self.fields.slot += 1;
+        prev
+    }
+
     /// Reads a value `Encoder::put_either` wrote with the same guesses.
     #[inline]
-    pub fn get_either(&mut self, guesses: [u64; 2]) -> u64 {
+    pub fn get_either<const N: usize>(&mut self, guesses: [u64; N]) -> u64 {
+        self.get_guessed(guesses, Self::get_change)
+    }
+
+    /// Reads a value `Encoder::put_multiple_of_either` wrote with the same guesses.
+    #[inline]
+    pub fn get_multiple_of_either<const N: usize>(&mut self, guesses: [u64; N]) -> u64 {
+        self.get_guessed(guesses, Self::get_multiple)
+    }
+
+    /// Reads a value written after the guess `Guesses` picks, with `get`.
+    #[inline]
+    fn get_guessed<const N: usize>(&mut self, guesses: [u64; N], get: impl FnOnce(&mut Self, u64) -> u64) -> u64 {
         let slot = self.fields.slot;
-        let guess = guesses[self.fields.guesses[slot].better()];
-        let x = self.get_change(guess);
+        let guess = guesses[self.fields.guesses[slot].better(N)];
+        let x = get(self, guess);
         self.fields.guesses[slot].pick(x, guesses);
         x
     }
 }
 
-/// How close two ways of guessing a field have lately been: moving averages (weight 1/16) of
+/// The most guesses a field chooses from.
+const GUESSES: usize = 3;
+
+/// How close the ways of guessing a field have lately been: moving averages (weight 1/16) of
 /// the bit lengths of their misses. A flow's smoothed RTT is best guessed by its previous one
-/// where few samples come between two rows (B3's connections on a 1 ms grid), by the row's own
-/// latest RTT sample where a tick spans many ACKs (B1 at 300 s, 30 ms ticks): the wrong guess
-/// costs about twice the bits (docs/performance.md, "Tenth round").
+/// where few samples come between two rows (B3's connections on a 1 ms grid), by about the
+/// row's own latest RTT sample where a tick spans many ACKs (B1 at 300 s, 30 ms ticks): the
+/// wrong guess costs about twice the bits (docs/performance.md, "Tenth round"); a flow's bytes
+/// delivered by whichever earlier change the bursts of ACKs repeat ("Twelfth round").
 #[derive(Clone, Copy, Debug, Default)]
-struct Guesses([u32; 2]);
+struct Guesses([u32; GUESSES]);
 
 impl Guesses {
-    /// The guess to use now: the first while they are even.
-    fn better(&self) -> usize {
-        (self.0[1] < self.0[0]) as usize
+    /// The one of `n` guesses to use now: the first of the closest.
+    fn better(&self, n: usize) -> usize {
+        (1..n).fold(0, |best, i| if self.0[i] < self.0[best] { i } else { best })
     }
 
-    /// The guess to use for `x`, then the averages updated with both misses.
-    fn pick(&mut self, x: u64, guesses: [u64; 2]) -> u64 {
-        let guess = guesses[self.better()];
+    /// The guess to use for `x`, then the averages updated with every guess's miss.
+    fn pick<const N: usize>(&mut self, x: u64, guesses: [u64; N]) -> u64 {
+        const { assert!(N <= GUESSES) };
+        let guess = guesses[self.better(N)];
         for (average, g) in self.0.iter_mut().zip(guesses) {
             let miss = zigzag(x.wrapping_sub(g) as i64);
             *average = *average - (*average >> 4) + (64 - miss.leading_zeros());
@@ -530,11 +780,13 @@ mod tests {
         fn identical(&self, other: &Self) -> bool {
             self == other
         }
-        fn pack(&self, prev: &Self, names: &mut Names, out: &mut Encoder) {
+        type Past = ();
+        fn remember(_: &mut (), _: &Self) {}
+        fn pack(&self, prev: &Self, _: &(), names: &mut Names, out: &mut Encoder) {
             out.put_change(self.x, prev.x);
             out.put(names.index(self.name));
         }
-        fn unpack(prev: &Self, names: &Names, input: &mut Decoder) -> Self {
+        fn unpack(prev: &Self, _: &(), names: &Names, input: &mut Decoder) -> Self {
             S { x: input.get_change(prev.x), name: names.get(input.get()) }
         }
     }
@@ -571,7 +823,7 @@ mod tests {
             // A new state every tick, wandering by fewer than 30 units either way.
             r.push(0, k * 100, 1, S { x: (1 << 40) | ((k * 7919) % 30), name: "a" });
         }
-        // Once the codes have adapted: key, time, count and name a bit each (no change), the
+        // Once the codes have adapted: key, count (with the time) and name a bit each, the
         // value's change (zigzag below 64, bit length 5 or 6 on average: order 4) at most
         // 2 * 3 - 1 + 4 = 9 bits; varints took a byte each, 5 bytes a run.
         let bytes = r.packed.bytes.len();
@@ -582,9 +834,10 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn codes_read_back_whatever_their_size(values in proptest::collection::vec((0..64u32, proptest::prelude::any::<u64>()), 1..300)) {
-            // Values of every bit length (a shift of a random word), in up to 16 slots whose
-            // models adapt to each: small after large, large after small.
+        fn codes_read_back_whatever_their_size(values in proptest::collection::vec((0..96u32, proptest::prelude::any::<u64>()), 1..300)) {
+            // Values of every bit length (a shift of a random word) and a third of them zeros, in
+            // up to 16 slots whose models adapt to each: small after large, large after small,
+            // with and without the bit that tells a zero.
             let values: Vec<u64> = values.into_iter().map(|(bits, x)| x.checked_shr(bits).unwrap_or(0)).collect();
             let mut e = Encoder::default();
             for (i, &v) in values.iter().enumerate() {
@@ -623,6 +876,32 @@ mod tests {
         e.fields.slot = 0;
         e.put(3000);
         assert_eq!(e.bytes.len() * 8 + e.len as usize - before, 14);
+    }
+
+    #[test]
+    fn where_zeros_are_common_among_large_values_a_zero_costs_a_bit() {
+        let mut e = Encoder::default();
+        let written = |e: &mut Encoder, z| {
+            let before = e.bytes.len() * 8 + e.len as usize;
+            e.fields.slot = 0;
+            e.put(z);
+            e.bytes.len() * 8 + e.len as usize - before
+        };
+        for _ in 0..100 {
+            written(&mut e, 0);
+            written(&mut e, 3000);
+        }
+        // Non-zero values of 12 bits: order 11. Half of the values zero, so the zero bit pays
+        // (1/2 * 12 > 1): 0 is that bit alone, 3000 the bit and 2999 at order 11, 1 + 3 + 11
+        // bits; without the bit, 12 and 14.
+        assert_eq!((e.fields.models[0].order(), e.fields.models[0].flags_zero(11)), (11, true));
+        assert_eq!((written(&mut e, 0), written(&mut e, 3000)), (1, 15));
+        // Rare zeros are not worth the bit: after a run of non-zero values, none.
+        for _ in 0..100 {
+            written(&mut e, 3000);
+        }
+        assert!(!e.fields.models[0].flags_zero(11));
+        assert_eq!((written(&mut e, 3000), written(&mut e, 0)), (14, 12));
     }
 
     proptest::proptest! {
@@ -687,6 +966,26 @@ mod tests {
     }
 
     #[test]
+    fn a_multiple_takes_a_bit_after_its_code_but_no_change_takes_none() {
+        let mut e = Encoder::default();
+        let mut written = |x, prev| {
+            let before = e.bytes.len() * 8 + e.len as usize;
+            e.fields.slot = 0;
+            e.put_multiple(x, prev);
+            e.bytes.len() * 8 + e.len as usize - before
+        };
+        // No unit yet: zigzag 5840 at order 0, 2 * 13 - 1 bits; the unit is then 2920, the
+        // model's order still 0 (an average bit length of 13, 12 after the zero).
+        assert_eq!(written(2920, 0), 25);
+        // Unchanged: the code of zero, "1", and no bit.
+        assert_eq!(written(2920, 2920), 1);
+        // One unit more: zigzag 2 ("011") and the bit that says a multiple.
+        assert_eq!(written(5840, 2920), 4);
+        // 5 bytes more: no multiple, zigzag 10 ("0001011") and the bit.
+        assert_eq!(written(5845, 5840), 8);
+    }
+
+    #[test]
     fn the_closer_guess_is_used_once_it_has_been_closer() {
         let mut e = Encoder::default();
         let mut d_guesses = Vec::new();
@@ -698,7 +997,7 @@ mod tests {
         }
         // Both averages start at zero: the first guess is used once (a miss of 1002, 11 bits
         // for zigzag 2004), then the second (zigzag 2, 2 bits), whose average is then lower.
-        assert_eq!(e.fields.guesses[0].better(), 1);
+        assert_eq!(e.fields.guesses[0].better(2), 1);
         let mut dec = Decoder::new(&e);
         let back: Vec<u64> = d_guesses
             .iter()
@@ -712,6 +1011,52 @@ mod tests {
         // order 0) while the model's average of bit lengths climbs from 11 to 16 (eight times
         // 2: order 1), 4 bits from the seventh value on: 21 + 5 * 3 + 14 * 4.
         assert_eq!(e.bytes.len() * 8 + e.len as usize, 92);
+    }
+
+    #[test]
+    fn a_key_is_written_by_its_difference_or_its_place_in_the_turns() {
+        let mut turns = Turns::new(4);
+        let codes: Vec<[u64; 3]> = [2, 0, 1, 2].into_iter().map(|k| turns.take(k)).collect();
+        // Order 0 1 2 3 (last key 0): 2 is 2 ahead (zigzag 4), third from the front, second
+        // from the back; then order 0 1 3 2: 0 is 2 behind (zigzag 3), first, fourth from the
+        // back; order 1 3 2 0: 1 one ahead; order 3 2 0 1: 2 one ahead, second, third.
+        assert_eq!(codes, [[4, 2, 1], [3, 0, 3], [2, 0, 3], [2, 1, 2]]);
+        assert_eq!(turns.order(), [3, 0, 1, 2]);
+        // Of more keys than are kept, the lowest at first: one beyond them is written past
+        // the places, by its difference (from 2 to KEPT + 5: zigzag 2 * (KEPT + 3)), and the
+        // one longest ago leaves.
+        let mut turns = Turns::new(Turns::KEPT + 10);
+        turns.take(2);
+        let kept = Turns::KEPT as u64;
+        assert_eq!(turns.take(Turns::KEPT as u32 + 5), [2 * (kept + 3), kept + 2 * (kept + 3), kept + 2 * (kept + 3)]);
+        let order = turns.order();
+        assert_eq!(
+            (order.len(), order[0], &order[Turns::KEPT - 2..]),
+            (Turns::KEPT, 1, &[2, Turns::KEPT as u32 + 5][..])
+        );
+    }
+
+    impl Turns {
+        /// The keys kept, the one longest ago first.
+        fn order(&self) -> Vec<u32> {
+            (0..self.len).map(|i| self.key(i)).collect()
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn keys_read_back_whichever_way_they_were_written(keys in proptest::collection::vec(0..300u32, 1..400)) {
+            // Keys taking turns in a cycle (counted from the back, each is 6th: that way is the
+            // shortest), then in order (their differences are), then at random, among more
+            // keys than are kept in order.
+            let cycle = [3, 0, 6, 1, 5, 2, 4];
+            let keys: Vec<u32> = (0..200).map(|k| cycle[k % 7]).chain(0..300).chain(keys).collect();
+            let mut writer = Turns::new(300);
+            let codes: Vec<u64> = keys.iter().map(|&k| writer.put(k)).collect();
+            let mut reader = Turns::new(300);
+            let back: Vec<u32> = codes.into_iter().map(|c| reader.get(c)).collect();
+            proptest::prop_assert_eq!(back, keys);
+        }
     }
 
     #[test]
