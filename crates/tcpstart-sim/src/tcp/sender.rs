@@ -143,17 +143,18 @@ pub struct Sender {
 impl Sender {
     pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, size: Option<u64>, bdp: u64) -> Self {
         let rtt = RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
+        let rate_samples = cc.uses_rate_samples();
         Sender {
             flow,
-            board: Scoreboard::new(cfg.mss, cc.uses_rate_samples()),
-            rate: DeliveryRate::new(cfg.mss, cc.uses_rate_samples()),
+            board: Scoreboard::new(cfg.mss, rate_samples),
+            rate: DeliveryRate::new(cfg.mss, rate_samples),
             rtt,
             cc_cwnd: cc.cwnd(),
             cc_pacing_rate: cc.pacing_rate(),
             cc_slow_start: cc.in_slow_start(),
             cc_phase: cc.phase(),
             cc_observes_sends: cc.observes_sends(),
-            cc_uses_rate_samples: cc.uses_rate_samples(),
+            cc_uses_rate_samples: rate_samples,
             cc,
             state: State::Idle,
             size: size.unwrap_or(u64::MAX),
