@@ -46,6 +46,30 @@ def test_repeated_runs_report_the_run_of_median_wall_time(cli, tmp_path: Path) -
     assert b1["bottleneck_packets_per_s"] == b1["bottleneck_packets"] / walls[1]
 
 
+def test_runs_around_ns3_come_before_and_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tcpstart import bench
+
+    log: list[str] = []
+    walls = iter([0.50, 0.40, 0.70, 0.45])
+    rss = iter([12.0, 14.0, 13.0, 12.5])
+
+    def fake_run(name: str, duration: object = None) -> dict[str, object]:
+        log.append("ours")
+        return {"benchmark": name, "wall_s": next(walls), "peak_rss_mb": next(rss)}
+
+    def fake_ns3() -> dict[str, object]:
+        log.append("ns-3")
+        return {"ns3_wall_s": 90.0}
+
+    monkeypatch.setattr(bench, "measure_in_child", fake_run)
+    ours, theirs = bench.measure_around("B1", None, 2, fake_ns3)
+    assert log == ["ours", "ours", "ns-3", "ours", "ours"]
+    assert theirs == {"ns3_wall_s": 90.0}
+    # Of four runs the slower of the middle two (0.45, 0.50) is the median: never the lucky side.
+    assert ours["wall_s"] == 0.50 and ours["wall_s_runs"] == [0.40, 0.45, 0.50, 0.70]
+    assert ours["peak_rss_mb"] == 14.0
+
+
 def test_repeat_below_one_is_a_clear_error_before_any_run(cli, tmp_path: Path) -> None:
     status, out, err = cli("bench", "B1", "--repeat", "0", "--json", tmp_path / "b.json")
     assert status == 2

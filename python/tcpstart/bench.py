@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from tcpstart.batch import default_workers, run_many
 from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
@@ -25,6 +25,7 @@ __all__ = [
     "NS3_VARIANTS",
     "VARIANTS",
     "many_small_runs",
+    "measure_around",
     "measure_in_child",
     "measure_repeated",
     "small_runs",
@@ -61,8 +62,30 @@ def measure_repeated(name: str, duration: Optional[str] = None, repeat: int = 3)
     moment's typical speed, neither the luckiest nor the unluckiest."""
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
-    runs = sorted((measure_in_child(name, duration) for _ in range(repeat)), key=lambda r: r["wall_s"])
-    median = runs[(repeat - 1) // 2]
+    return _median_run([measure_in_child(name, duration) for _ in range(repeat)])
+
+
+def measure_around(
+    name: str, duration: Optional[str], repeat: int, between: Callable[[], dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`repeat` runs of the benchmark before `between()` (ns-3's run of the same scenario) and
+    `repeat` after it, summarised as `measure_repeated` does over all of them, and what
+    `between()` returned. The speed of this shared machine drifts by 10-30 % over minutes; runs
+    on both sides of ns-3's minute-long run see the machine as ns-3 saw it, where runs only
+    before it saw a moment that may have passed."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    before = [measure_in_child(name, duration) for _ in range(repeat)]
+    other = between()
+    after = [measure_in_child(name, duration) for _ in range(repeat)]
+    return _median_run(before + after), other
+
+
+def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median wall time (the slower of the middle two of an even count), with the
+    highest peak RSS of all runs and every run's wall time, sorted."""
+    runs = sorted(runs, key=lambda r: r["wall_s"])
+    median = runs[len(runs) // 2]
     return {
         **median,
         "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
