@@ -1,5 +1,7 @@
 //! The simulation: hosts, links and the event loop that moves packets between them.
 
+use core::time::Duration;
+
 use tcpstart_cc::{registry, CcConfig, Instant};
 
 use crate::delay_line::{DelayLines, InFlight};
@@ -388,10 +390,19 @@ impl Simulation {
     fn enter_link(&mut self, now: Instant, link: u32, slot: u32) {
         let bytes = self.pool.route(slot).wire_bytes;
         let l = &mut self.links[link as usize];
+        // An idle link's queue trace holds its empty queue and the sojourn of the packet it sent
+        // last (see `transmit_done`). A packet that finds it idle waits no time, so after one
+        // that waited none, the trace's state stays as it was: most packets on an access link.
+        let idle_after_idle = l.last_sojourn == Some(Duration::ZERO);
         match l.offer(now, slot, bytes) {
             Offer::Transmitting(d) => {
                 self.events.schedule(now + d, Event::TransmitDone { link });
                 self.capture(now, link, slot);
+                if idle_after_idle {
+                    let l = &self.links[link as usize];
+                    self.queue_trace.unchanged(link, 0, 0, l.last_sojourn);
+                    return;
+                }
             }
             Offer::Queued => {}
             Offer::Dropped(_) => self.drop_packet(now, slot, link),
@@ -442,6 +453,11 @@ impl Simulation {
         let l = &mut self.links[link as usize];
         let (done, survived, next) = l.finish(now, &mut self.dequeue_drops);
         let delay = l.delay;
+        // The queue trace was last given this link's state when the packet now done started, or
+        // since, as packets arrived: with no packet to send next and none dropped on the way
+        // out, no packet was queued since then, so that state (an empty queue, that packet's
+        // sojourn) is still the link's.
+        let queue_moved = next.is_some() || !self.dequeue_drops.is_empty();
         // Only an AQM drops on the way out; the buffer is moved out only then.
         if !self.dequeue_drops.is_empty() {
             let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
@@ -455,7 +471,11 @@ impl Simulation {
             self.capture(now, link, pkt.slot);
         }
         let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
+        if queue_moved {
+            self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
+        } else {
+            self.queue_trace.unchanged(link, 0, 0, l.last_sojourn);
+        }
         if survived {
             self.counters.propagating += 1;
             let line = self.lines.line_of(link);

@@ -846,6 +846,25 @@ impl QueueTrace {
         }
     }
 
+    /// A record the packet path leaves out: the link's queue is empty and as it was last
+    /// recorded. Such a record can write no row: a quiet state gets at most one tick row, and the
+    /// next record or the flush writes that tick with the same state; only the time of the last
+    /// record would move, which limits a quiet key's rows to one tick anyway. Checks the claim
+    /// in debug builds; does nothing otherwise.
+    #[inline(always)]
+    pub fn unchanged(&self, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
+        if cfg!(debug_assertions) {
+            let state = QueueState { packets, bytes, sojourn };
+            let k = &self.sampler.keys[link as usize];
+            assert!(state.quiet(), "link {link}: a record left out with {packets} packets queued");
+            if self.sampler.step == 0 {
+                assert!(k.written.is_some_and(|(_, w)| w.same(&state)), "link {link}: a change left out");
+            } else {
+                assert_eq!(k.state, Some(state), "link {link}: a change left out");
+            }
+        }
+    }
+
     #[inline(never)]
     fn record_row(&mut self, now: Instant, link: u32, state: QueueState) {
         let due = self.sampler.record(now, link as usize, state);
@@ -1335,6 +1354,43 @@ mod tests {
             for b in xs {
                 assert_eq!(ordered_bits(a).cmp(&ordered_bits(b)), a.total_cmp(&b), "{a} vs {b}");
             }
+        }
+    }
+
+    #[test]
+    fn leaving_out_records_of_an_unchanged_empty_queue_changes_no_row() {
+        use rand::Rng;
+        // Random records of three links (busy spells and idle ones, ticks passed or not), once
+        // all of them and once without those that repeat the link's last recorded state with an
+        // empty queue, as the packet path leaves them out (`QueueTrace::unchanged`).
+        let mut rng = rand_pcg::Pcg64Mcg::new(3);
+        for interval in [Duration::ZERO, Duration::from_micros(100), Duration::from_millis(1)] {
+            let (mut all, mut some) = (QueueTrace::new(3, interval), QueueTrace::new(3, interval));
+            let mut last = [None; 3];
+            let (mut now, mut left_out) = (0u64, 0);
+            for _ in 0..20_000 {
+                now += [0, 300, 20_000, 2_000_000][rng.gen_range(0..4)];
+                let link = rng.gen_range(0..3);
+                let packets = if rng.gen_bool(0.6) { 0 } else { rng.gen_range(1..4) };
+                let sojourn = [None, Some(Duration::ZERO), Some(Duration::from_micros(7))][rng.gen_range(0..3)];
+                let state = (packets, packets * 1500, sojourn);
+                all.record(Instant(now), link as u32, state.0, state.1, state.2);
+                if packets == 0 && last[link] == Some(state) {
+                    some.unchanged(link as u32, state.0, state.1, state.2);
+                    left_out += 1;
+                } else {
+                    some.record(Instant(now), link as u32, state.0, state.1, state.2);
+                }
+                last[link] = Some(state);
+            }
+            all.flush(Instant(now + 5_000_000));
+            some.flush(Instant(now + 5_000_000));
+            let (a, b) = (all.table(), some.table());
+            assert!(left_out > 2000 && a.t.len() > 1000, "{interval:?}: {left_out} left out, {} rows", a.t.len());
+            assert!((&a.t, &a.link, &a.packets, &a.bytes) == (&b.t, &b.link, &b.packets, &b.bytes), "{interval:?}");
+            // No sojourn yet is NaN.
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert!(bits(&a.sojourn) == bits(&b.sojourn), "{interval:?}: sojourns differ");
         }
     }
 
