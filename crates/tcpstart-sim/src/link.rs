@@ -16,8 +16,8 @@ use crate::queue::{Discipline, DropCause, Queued};
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// The transmitter was idle: serialisation starts now and ends after this long.
-    Transmitting(Duration),
+    /// The transmitter was idle: serialisation starts now and ends at this time.
+    Transmitting(Instant),
     Queued,
     Dropped(DropCause),
 }
@@ -233,8 +233,8 @@ pub struct Link {
     /// Some loss is set (random or by bit errors): only then does a packet leaving the
     /// transmitter draw its fate, which the packet path otherwise skips with one test.
     lossy: bool,
-    /// Shortest time between two packets entering the link (the forwarding rate cap).
-    min_spacing: Duration,
+    /// Shortest time between two packets entering the link (the forwarding rate cap), in ns.
+    min_spacing: u64,
     rng: Pcg64Mcg,
     queue: Discipline,
     /// The discipline's [`Discipline::passes_idle_arrivals`], asked once.
@@ -248,9 +248,11 @@ pub struct Link {
     transmitting: Option<Queued>,
     /// Sojourn time of the packet most recently put on the transmitter.
     pub last_sojourn: Option<Duration>,
-    /// The size and serialisation time of the packet most recently put on the transmitter: most
-    /// packets on a link have the size of the one before, and this saves the float division.
-    last_serialisation: (u32, Duration),
+    /// The size and serialisation time (ns) of the packet most recently put on the transmitter:
+    /// most packets on a link have the size of the one before, and this saves the float division.
+    /// In nanoseconds, as the packet path adds it to the time (a `Duration` is seconds and
+    /// nanoseconds, converted at every addition).
+    last_serialisation: (u32, u64),
     pub stats: LinkStats,
 }
 
@@ -263,7 +265,8 @@ impl Link {
         queue: Discipline,
         seed: u128,
     ) -> Self {
-        let min_spacing = impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps));
+        let min_spacing =
+            impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps)).as_nanos() as u64;
         Link {
             name,
             rate_bps,
@@ -284,10 +287,10 @@ impl Link {
         }
     }
 
-    /// Time the transmitter is busy with a packet: its serialisation at the link rate, or the
-    /// forwarding rate's packet spacing if that is longer.
-    pub fn serialisation(&self, bytes: u32) -> Duration {
-        Duration::from_nanos((bytes as f64 * 8.0 * 1e9 / self.rate_bps).round() as u64).max(self.min_spacing)
+    /// Time (ns) the transmitter is busy with a packet: its serialisation at the link rate, or
+    /// the forwarding rate's packet spacing if that is longer.
+    fn serialisation(&self, bytes: u32) -> u64 {
+        ((bytes as f64 * 8.0 * 1e9 / self.rate_bps).round() as u64).max(self.min_spacing)
     }
 
     pub fn queue_packets(&self) -> usize {
@@ -323,8 +326,9 @@ impl Link {
     // histogram the same way made the whole slower. `start` is inlined always: left a call, it
     // received the packet through memory written field by field just before and read back whole,
     // a store-forwarding stall on every packet (a third of its samples).
+    /// Puts `pkt` on the transmitter; returns when its transmission ends.
     #[inline(always)]
-    fn start(&mut self, now: Instant, pkt: Queued) -> Duration {
+    fn start(&mut self, now: Instant, pkt: Queued) -> Instant {
         let t = match self.last_serialisation {
             (bytes, t) if bytes == pkt.bytes => t,
             _ => self.serialisation(pkt.bytes),
@@ -334,7 +338,7 @@ impl Link {
         self.stats.sojourn.record(sojourn);
         self.last_sojourn = Some(Duration::from_nanos(sojourn));
         self.transmitting = Some(pkt);
-        t
+        Instant(now.0 + t)
     }
 
     /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
@@ -367,10 +371,10 @@ impl Link {
     }
 
     /// The packet being serialised has left. Returns it, whether it survived random loss and bit
-    /// errors, and the next packet with its serialisation time, if one was waiting. Packets the
-    /// discipline dropped on the way out go to `dropped`.
+    /// errors, and the next packet with the end of its transmission, if one was waiting. Packets
+    /// the discipline dropped on the way out go to `dropped`.
     #[inline]
-    pub fn finish(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> (Queued, bool, Option<(Queued, Duration)>) {
+    pub fn finish(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> (Queued, bool, Option<(Queued, Instant)>) {
         let done = self.transmitting.take().expect("a transmission was in progress");
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += done.bytes as u64;
@@ -456,15 +460,15 @@ mod tests {
                 let (mut d1, mut d2) = (Vec::new(), Vec::new());
                 let a = fast.finish(Instant(end), &mut d1);
                 assert_eq!(a, general.finish(Instant(end), &mut d2));
-                busy_until = a.2.map(|(_, d)| end + d.as_nanos() as u64);
+                busy_until = a.2.map(|(_, ends)| ends.0);
             }
             let bytes = [40, 1500, 1052][rng.gen_range(0..3)];
             let offer = fast.offer(Instant(now), slot, bytes);
             assert_eq!(offer, general.offer(Instant(now), slot, bytes), "arrival {slot}");
             match offer {
-                Offer::Transmitting(d) => {
+                Offer::Transmitting(ends) => {
                     idle_starts += 1;
-                    busy_until = Some(now + d.as_nanos() as u64);
+                    busy_until = Some(ends.0);
                 }
                 Offer::Dropped(_) => drops += 1,
                 Offer::Queued => {}

@@ -395,8 +395,8 @@ impl Simulation {
         // that waited none, the trace's state stays as it was: most packets on an access link.
         let idle_after_idle = l.last_sojourn == Some(Duration::ZERO);
         match l.offer(now, slot, bytes) {
-            Offer::Transmitting(d) => {
-                self.events.schedule(now + d, Event::TransmitDone { link });
+            Offer::Transmitting(ends) => {
+                self.events.schedule(ends, Event::TransmitDone { link });
                 self.capture(now, link, slot);
                 if idle_after_idle {
                     let l = &self.links[link as usize];
@@ -452,7 +452,6 @@ impl Simulation {
     fn transmit_done(&mut self, now: Instant, link: u32) {
         let l = &mut self.links[link as usize];
         let (done, survived, next) = l.finish(now, &mut self.dequeue_drops);
-        let delay = l.delay;
         // The queue trace was last given this link's state when the packet now done started, or
         // since, as packets arrived: with no packet to send next and none dropped on the way
         // out, no packet was queued since then, so that state (an empty queue, that packet's
@@ -466,8 +465,8 @@ impl Simulation {
             }
             self.dequeue_drops = dequeue_drops;
         }
-        if let Some((pkt, d)) = next {
-            self.events.schedule(now + d, Event::TransmitDone { link });
+        if let Some((pkt, ends)) = next {
+            self.events.schedule(ends, Event::TransmitDone { link });
             self.capture(now, link, pkt.slot);
         }
         let l = &self.links[link as usize];
@@ -479,8 +478,7 @@ impl Simulation {
         if survived {
             self.counters.propagating += 1;
             let line = self.lines.line_of(link);
-            let p = InFlight { at: now + delay, seq: self.events.reserve(), slot: done.slot };
-            if self.lines.push(line, p) {
+            if let Some(p) = self.lines.push(line, now, self.events.reserve(), done.slot) {
                 self.events.schedule_reserved(p.at, p.seq, Event::Arrive { line });
             }
         } else {
