@@ -455,8 +455,13 @@ impl Simulation {
         // The queue trace was last given this link's state when the packet now done started, or
         // since, as packets arrived: with no packet to send next and none dropped on the way
         // out, no packet was queued since then, so that state (an empty queue, that packet's
-        // sojourn) is still the link's.
-        let queue_moved = next.is_some() || !self.dequeue_drops.is_empty();
+        // sojourn) is still the link's. Given first, while the link is at hand (the trace is
+        // independent of what follows; reading the link again afterwards cost more).
+        if next.is_some() || !self.dequeue_drops.is_empty() {
+            self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
+        } else {
+            self.queue_trace.unchanged(link, 0, 0, l.last_sojourn);
+        }
         // Only an AQM drops on the way out; the buffer is moved out only then.
         if !self.dequeue_drops.is_empty() {
             let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
@@ -468,12 +473,6 @@ impl Simulation {
         if let Some((pkt, ends)) = next {
             self.events.schedule(ends, Event::TransmitDone { link });
             self.capture(now, link, pkt.slot);
-        }
-        let l = &self.links[link as usize];
-        if queue_moved {
-            self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
-        } else {
-            self.queue_trace.unchanged(link, 0, 0, l.last_sojourn);
         }
         if survived {
             self.counters.propagating += 1;
