@@ -399,8 +399,7 @@ impl Simulation {
                 self.events.schedule(ends, Event::TransmitDone { link });
                 self.capture(now, link, slot);
                 if idle_after_idle {
-                    let l = &self.links[link as usize];
-                    self.queue_trace.unchanged(link, 0, 0, l.last_sojourn);
+                    self.queue_trace.unchanged(link, 0, 0, Some(Duration::ZERO));
                     return;
                 }
             }
