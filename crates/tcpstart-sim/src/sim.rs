@@ -358,7 +358,7 @@ impl Simulation {
             self.drop_packet(now, slot, link);
             return;
         }
-        let route = self.pool.route(slot);
+        let route = *self.pool.route(slot);
         if route.kind == PacketKind::Ack {
             if let Some(element) = self.links[link as usize].compressor.as_mut() {
                 let flow = route.flow;
@@ -368,7 +368,7 @@ impl Simulation {
                 return;
             }
         }
-        self.enter_link(now, link, slot);
+        self.enter_link(now, link, slot, route.wire_bytes);
     }
 
     /// The ACK-compression element of `link` ends a batch of `flow`.
@@ -381,14 +381,14 @@ impl Simulation {
             self.counters.merged += 1;
         }
         for slot in released.drain(..) {
-            self.enter_link(now, link, slot);
+            self.enter_link(now, link, slot, self.pool.route(slot).wire_bytes);
         }
         (self.released, self.absorbed) = (released, absorbed);
     }
 
-    /// Hands a packet to the link's queue discipline and transmitter.
-    fn enter_link(&mut self, now: Instant, link: u32, slot: u32) {
-        let bytes = self.pool.route(slot).wire_bytes;
+    /// Hands the packet in `slot`, `bytes` on the wire, to the link's queue discipline and
+    /// transmitter.
+    fn enter_link(&mut self, now: Instant, link: u32, slot: u32, bytes: u32) {
         let l = &mut self.links[link as usize];
         // An idle link's queue trace holds its empty queue and the sojourn of the packet it sent
         // last (see `transmit_done`). A packet that finds it idle waits no time, so after one
