@@ -251,7 +251,9 @@ pub struct Link {
     pub compressor: Option<AckCompressor>,
     transmitting: Option<Queued>,
     /// Sojourn time of the packet most recently put on the transmitter.
-    pub last_sojourn: Option<Duration>,
+    /// In nanoseconds, as the queue trace takes it (a `Duration` is split into seconds and
+    /// nanoseconds by a division).
+    pub last_sojourn: Option<u64>,
     /// The size and serialisation time (ns) of the packet most recently put on the transmitter:
     /// most packets on a link have the size of the one before, and this saves the float division.
     /// In nanoseconds, as the packet path adds it to the time (a `Duration` is seconds and
@@ -340,7 +342,7 @@ impl Link {
         self.last_serialisation = (pkt.bytes, t);
         let sojourn = now.0 - pkt.enqueued.0;
         self.stats.sojourn.record(sojourn);
-        self.last_sojourn = Some(Duration::from_nanos(sojourn));
+        self.last_sojourn = Some(sojourn);
         self.transmitting = Some(pkt);
         Instant(now.0 + t)
     }

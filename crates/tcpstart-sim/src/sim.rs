@@ -1,7 +1,5 @@
 //! The simulation: hosts, links and the event loop that moves packets between them.
 
-use core::time::Duration;
-
 use tcpstart_cc::{registry, CcConfig, Instant};
 
 use crate::delay_line::{DelayLines, InFlight};
@@ -393,13 +391,13 @@ impl Simulation {
         // An idle link's queue trace holds its empty queue and the sojourn of the packet it sent
         // last (see `transmit_done`). A packet that finds it idle waits no time, so after one
         // that waited none, the trace's state stays as it was: most packets on an access link.
-        let idle_after_idle = l.last_sojourn == Some(Duration::ZERO);
+        let idle_after_idle = l.last_sojourn == Some(0);
         match l.offer(now, slot, bytes) {
             Offer::Transmitting(ends) => {
                 self.events.schedule(ends, Event::TransmitDone { link });
                 self.capture(now, link, slot);
                 if idle_after_idle {
-                    self.queue_trace.unchanged(link, 0, 0, Some(Duration::ZERO));
+                    self.queue_trace.unchanged(link, 0, 0, Some(0));
                     return;
                 }
             }

@@ -135,6 +135,11 @@ fn from_nanos(n: u64) -> Option<Duration> {
     n.checked_sub(1).map(Duration::from_nanos)
 }
 
+/// [`nanos`] of an optional duration given in nanoseconds.
+fn code(ns: Option<u64>) -> u64 {
+    ns.map_or(0, |n| n + 1)
+}
+
 /// What the sampler knows of one key (flow or link).
 #[derive(Clone, Copy, Debug)]
 struct Key<S> {
@@ -736,12 +741,13 @@ impl FlowTrace {
     }
 }
 
-/// A link's queue: packets, bytes, and the sojourn time of the packet it last started sending.
+/// A link's queue: packets, bytes, and the sojourn time (ns) of the packet it last started
+/// sending.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct QueueState {
     packets: u64,
     bytes: u64,
-    sojourn: Option<Duration>,
+    sojourn: Option<u64>,
 }
 
 impl Sampled for QueueState {
@@ -768,13 +774,13 @@ impl PackedState for QueueState {
     fn pack(&self, prev: &Self, _: &(), _: &mut Names, out: &mut Encoder) {
         out.put_change(self.packets, prev.packets);
         out.put_multiple(self.bytes, prev.bytes);
-        out.put_multiple(nanos(self.sojourn), nanos(prev.sojourn));
+        out.put_multiple(code(self.sojourn), code(prev.sojourn));
     }
 
     fn unpack(prev: &Self, _: &(), _: &Names, input: &mut Decoder) -> Self {
         let packets = input.get_change(prev.packets);
         let bytes = input.get_multiple(prev.bytes);
-        let sojourn = from_nanos(input.get_multiple(nanos(prev.sojourn)));
+        let sojourn = input.get_multiple(code(prev.sojourn)).checked_sub(1);
         QueueState { packets, bytes, sojourn }
     }
 }
@@ -809,7 +815,7 @@ impl Table<QueueState> for QueueTable {
         self.link.extend(repeat_n(link, n));
         self.packets.extend(repeat_n(s.packets, n));
         self.bytes.extend(repeat_n(s.bytes, n));
-        self.sojourn.extend(repeat_n(secs(s.sojourn), n));
+        self.sojourn.extend(repeat_n(secs(s.sojourn.map(Duration::from_nanos)), n));
     }
 
     fn sort(&mut self) {
@@ -839,7 +845,8 @@ impl QueueTrace {
     /// The link's queue after an event at `now`; calls for one link must come in time order.
     /// Inlined into the packet path for its common case, a record that writes no row.
     #[inline]
-    pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
+    /// `sojourn` in nanoseconds.
+    pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<u64>) {
         let state = QueueState { packets, bytes, sojourn };
         if !self.sampler.hold(now, link as usize, &state) {
             self.record_row(now, link, state);
@@ -852,7 +859,7 @@ impl QueueTrace {
     /// record would move, which limits a quiet key's rows to one tick anyway. Checks the claim
     /// in debug builds; does nothing otherwise.
     #[inline(always)]
-    pub fn unchanged(&self, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
+    pub fn unchanged(&self, link: u32, packets: u64, bytes: u64, sojourn: Option<u64>) {
         if cfg!(debug_assertions) {
             let state = QueueState { packets, bytes, sojourn };
             let k = &self.sampler.keys[link as usize];
@@ -1167,7 +1174,7 @@ mod tests {
 
         #[test]
         fn queue_states_read_back_exactly(states in prop::collection::vec((any::<u64>(), any::<u64>(), any_duration()), 1..40)) {
-            let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn }).collect();
+            let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn: sojourn.map(|d| d.as_nanos() as u64) }).collect();
             prop_assert_eq!(round_trip(&states), states);
         }
     }
@@ -1304,9 +1311,9 @@ mod tests {
         q.record(ms(0.3), 2, 0, 0, None);
         q.record(ms(1.2), 0, 2, 3000, None);
         q.record(ms(1.4), 1, 1, 1500, None);
-        q.record(ms(1.6), 1, 0, 0, Some(Duration::from_micros(200)));
-        q.record(ms(2.0), 0, 5, 7500, Some(Duration::from_micros(100)));
-        q.record(ms(3.4), 0, 0, 0, Some(Duration::from_micros(900)));
+        q.record(ms(1.6), 1, 0, 0, Some(200_000));
+        q.record(ms(2.0), 0, 5, 7500, Some(100_000));
+        q.record(ms(3.4), 0, 0, 0, Some(900_000));
         q.flush(ms(8.0));
         let q = q.table();
         let got: Vec<_> =
@@ -1372,7 +1379,7 @@ mod tests {
                 now += [0, 300, 20_000, 2_000_000][rng.gen_range(0..4)];
                 let link = rng.gen_range(0..3);
                 let packets = if rng.gen_bool(0.6) { 0 } else { rng.gen_range(1..4) };
-                let sojourn = [None, Some(Duration::ZERO), Some(Duration::from_micros(7))][rng.gen_range(0..3)];
+                let sojourn = [None, Some(0), Some(7_000)][rng.gen_range(0..3)];
                 let state = (packets, packets * 1500, sojourn);
                 all.record(Instant(now), link as u32, state.0, state.1, state.2);
                 if packets == 0 && last[link] == Some(state) {
