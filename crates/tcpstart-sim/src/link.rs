@@ -511,7 +511,7 @@ mod tests {
         let idle = [0, 999, 1_000, 0, 250];
         for (i, ns) in edges.chain(sweep).chain([0, u64::MAX / 4]).enumerate() {
             for ns in [ns, idle[i % idle.len()]] {
-                let before = s.bins.clone();
+                let before = s.bins;
                 s.record(ns);
                 let counted: Vec<usize> = (0..SOJOURN_BINS).filter(|&b| s.bins[b] != before[b]).collect();
                 assert_eq!(counted, vec![sojourn_bin(ns)], "{ns} ns");
