@@ -27,9 +27,17 @@ pub struct InFlight {
 /// The delay lines of a network and which one each link uses.
 #[derive(Debug, Default)]
 pub struct DelayLines {
-    lines: Vec<VecDeque<InFlight>>,
+    lines: Vec<Line>,
     /// By link index.
     line_of: Vec<u32>,
+}
+
+/// The packets propagating with one delay, in nanoseconds: the packet path adds it to the time,
+/// where a `Duration` (seconds and nanoseconds) is converted at every addition.
+#[derive(Clone, Debug)]
+struct Line {
+    delay: u64,
+    packets: VecDeque<InFlight>,
 }
 
 impl DelayLines {
@@ -46,7 +54,8 @@ impl DelayLines {
                 line as u32
             })
             .collect();
-        DelayLines { lines: vec![VecDeque::new(); distinct.len()], line_of }
+        let lines = distinct.iter().map(|d| Line { delay: d.as_nanos() as u64, packets: VecDeque::new() }).collect();
+        DelayLines { lines, line_of }
     }
 
     /// The line the packets of `link` propagate on.
@@ -54,19 +63,22 @@ impl DelayLines {
         self.line_of[link as usize]
     }
 
-    /// Starts a packet's propagation on `line`. Returns true when it is the only packet on the
-    /// line, so its arrival must be put on the event heap.
-    pub fn push(&mut self, line: u32, p: InFlight) -> bool {
-        let q = &mut self.lines[line as usize];
+    /// Starts the propagation on `line` of the packet in pool slot `slot` at `now`, arriving in
+    /// place `seq` among same-time events. Returns its arrival when it is the only packet on the
+    /// line, so that its arrival must be put on the event heap.
+    pub fn push(&mut self, line: u32, now: Instant, seq: u64, slot: u32) -> Option<InFlight> {
+        let line = &mut self.lines[line as usize];
+        let p = InFlight { at: Instant(now.0 + line.delay), seq, slot };
+        let q = &mut line.packets;
         debug_assert!(q.back().is_none_or(|b| (b.at, b.seq) < (p.at, p.seq)), "a line's arrivals are in event order");
         q.push_back(p);
-        q.len() == 1
+        (q.len() == 1).then_some(p)
     }
 
     /// The packet at the head of `line` has arrived: returns it, and the next one, whose arrival
     /// then goes on the event heap.
     pub fn pop(&mut self, line: u32) -> (InFlight, Option<InFlight>) {
-        let q = &mut self.lines[line as usize];
+        let q = &mut self.lines[line as usize].packets;
         let p = q.pop_front().expect("an arrival was scheduled");
         (p, q.front().copied())
     }
@@ -87,13 +99,13 @@ mod tests {
     fn a_shared_line_releases_packets_of_several_links_in_arrival_order() {
         let mut lines = DelayLines::new([Duration::from_millis(1); 2]);
         let p = |at, seq| InFlight { at: Instant(at), seq, slot: seq as u32 };
-        // Entered in event order from two links (slots 1 and 3 from one, 2 from the other): only
-        // the first needs a heap entry.
-        assert!(lines.push(0, p(10, 1)));
-        assert!(!lines.push(0, p(10, 2)));
-        assert!(!lines.push(0, p(12, 3)));
-        assert_eq!(lines.pop(0), (p(10, 1), Some(p(10, 2))));
-        assert_eq!(lines.pop(0), (p(10, 2), Some(p(12, 3))));
-        assert_eq!(lines.pop(0), (p(12, 3), None));
+        // Entered in event order from two links (slots 1 and 3 from one, 2 from the other), to
+        // arrive 1 ms later: only the first needs a heap entry.
+        assert_eq!(lines.push(0, Instant(10), 1, 1), Some(p(1_000_010, 1)));
+        assert_eq!(lines.push(0, Instant(10), 2, 2), None);
+        assert_eq!(lines.push(0, Instant(12), 3, 3), None);
+        assert_eq!(lines.pop(0), (p(1_000_010, 1), Some(p(1_000_010, 2))));
+        assert_eq!(lines.pop(0), (p(1_000_010, 2), Some(p(1_000_012, 3))));
+        assert_eq!(lines.pop(0), (p(1_000_012, 3), None));
     }
 }

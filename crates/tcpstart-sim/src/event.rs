@@ -130,15 +130,19 @@ impl Eq for Entry {}
 /// timers, which rarely fire (every ACK re-arms the retransmission timer without a new entry) and,
 /// being far in the future, sat at the bottom of a shared heap, where every removal of the minimum
 /// took one of them from the last place to the root and sank it back through every level. The
-/// packet events have a [`PacketQueue`] of their own, the rest a heap; both share the sequence
+/// packet events have a [`PacketArray`] of their own, the rest a heap; both share the sequence
 /// numbers and the smaller of their two minima is taken, so entries leave in exactly the order of
-/// a single queue.
+/// a single queue. When many packet events are pending (hundreds of busy links), they go to a heap
+/// of their own beside the other one, until few are left again.
 pub struct EventQueue {
-    packets: PacketQueue,
+    packets: PacketArray,
+    /// The packet events while many are pending; empty otherwise.
+    many: BinaryHeap<Entry>,
     others: BinaryHeap<Entry>,
-    /// The key of `others`' first entry (u128::MAX when it is empty), kept at hand: every pop
-    /// compares it, and it changes only when a timer is scheduled or fires.
-    others_min: u128,
+    /// The smallest key of the two heaps (u128::MAX when both are empty), kept at hand: every pop
+    /// compares it, and it changes only when a timer is scheduled or fires, or while the packet
+    /// events are in their heap.
+    heaps_min: u128,
     next_seq: u64,
     now: Instant,
     popped: u64,
@@ -147,9 +151,10 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            packets: PacketQueue::default(),
+            packets: PacketArray::default(),
+            many: BinaryHeap::new(),
             others: BinaryHeap::new(),
-            others_min: u128::MAX,
+            heaps_min: u128::MAX,
             next_seq: 0,
             now: Instant::ZERO,
             popped: 0,
@@ -158,6 +163,10 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
+    /// Packet events go back from their heap to the array when this few are left; they go to
+    /// the heap when more than the array's capacity are pending.
+    const FEW: usize = 16;
+
     pub fn now(&self) -> Instant {
         self.now
     }
@@ -186,15 +195,21 @@ impl EventQueue {
     /// Schedules `ev` at `at` in the place `seq` taken earlier with [`EventQueue::reserve`].
     #[inline(always)]
     pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
-        assert!(at >= self.now, "event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
+        if at < self.now {
+            scheduled_in_the_past(ev, at, self.now);
+        }
         // No run gets near: 584 years of simulated time.
         debug_assert!(at.0 < u64::MAX, "event {ev:?} scheduled at the end of time");
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
         match ev {
-            Event::TransmitDone { .. } | Event::Arrive { .. } => self.packets.push(entry),
+            Event::TransmitDone { .. } | Event::Arrive { .. } => {
+                if !self.many.is_empty() || !self.packets.insert(entry) {
+                    self.push_many(entry);
+                }
+            }
             _ => {
                 self.others.push(entry);
-                self.others_min = self.others_min.min(entry.key);
+                self.heaps_min = self.heaps_min.min(entry.key);
             }
         }
     }
@@ -202,9 +217,9 @@ impl EventQueue {
     /// Removes and returns the next event, if there is one at or before `until`.
     #[inline]
     pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
-        let packet = self.packets.min().map_or(u128::MAX, |e| e.key);
-        let other = self.others_min;
-        let key = packet.min(other);
+        // The array's sentinel when it holds nothing: no test for an empty array.
+        let first = self.packets.min();
+        let key = first.key.min(self.heaps_min);
         let at = Instant((key >> 64) as u64);
         // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
         // late (584 years; `schedule_reserved` checks it in debug builds), so one comparison
@@ -212,89 +227,127 @@ impl EventQueue {
         if at > until.unwrap_or(Instant(u64::MAX - 1)) {
             return None;
         }
-        let entry = if other < packet { self.pop_other() } else { self.packets.pop() }?;
+        let ev = if self.heaps_min < first.key {
+            self.pop_heaps()
+        } else {
+            self.packets.pop();
+            first.ev
+        };
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
-        Some((at, entry.ev.event()))
+        Some((at, ev.event()))
     }
 
-    fn pop_other(&mut self) -> Option<Entry> {
-        let entry = self.others.pop();
-        self.others_min = self.others.peek().map_or(u128::MAX, |e| e.key);
-        entry
-    }
-}
-
-/// The pending packet events, a transmission end per busy link and a head per delay line: a
-/// handful in a dumbbell (3-5 in B1), kept sorted by decreasing key, so that removing the minimum
-/// is a pop and inserting one a short walk from the end. A binary heap of so few entries spent
-/// a fifth of B1's instructions sifting. When more are pending (hundreds of busy links), they
-/// go to a heap, back to the sorted array when few are left again.
-#[derive(Default)]
-struct PacketQueue {
-    /// Decreasing keys, the minimum last; empty while `many` is in use.
-    few: Vec<Entry>,
-    many: BinaryHeap<Entry>,
-}
-
-impl PacketQueue {
-    /// Above this many, the entries go to the heap; at `FEW` or fewer, back to the array.
-    const MANY: usize = 64;
-    const FEW: usize = 16;
-
-    #[inline]
-    fn min(&self) -> Option<&Entry> {
-        if self.many.is_empty() {
-            self.few.last()
-        } else {
-            self.many.peek()
-        }
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<Entry> {
-        if self.many.is_empty() {
-            return self.few.pop();
-        }
-        self.pop_many()
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn pop_many(&mut self) -> Option<Entry> {
-        let entry = self.many.pop();
-        if self.many.len() <= Self::FEW {
-            // Ascending in the heap's order is decreasing in key (see `Entry`'s `Ord`).
-            self.few = std::mem::take(&mut self.many).into_sorted_vec();
-        }
-        entry
-    }
-
-    #[inline]
-    fn push(&mut self, entry: Entry) {
-        if !self.many.is_empty() || self.few.len() == Self::MANY {
-            return self.push_many(entry);
-        }
-        // New events are mostly the next ones due (a transmission ending), near the end: the
-        // entries due before it move up one by one (a call to `memmove` cost more).
-        self.few.push(entry);
-        let few = &mut self.few[..];
-        let mut i = few.len() - 1;
-        while i > 0 && few[i - 1].key < entry.key {
-            few[i] = few[i - 1];
-            i -= 1;
-        }
-        few[i] = entry;
-    }
-
+    /// The packet array is full: its entries and all later packet events go to their heap.
     #[cold]
     #[inline(never)]
     fn push_many(&mut self, entry: Entry) {
         if self.many.is_empty() {
-            self.many = BinaryHeap::from(std::mem::take(&mut self.few));
+            self.many.extend(self.packets.drain());
         }
         self.many.push(entry);
+        self.heaps_min = self.heaps_min.min(self.many.peek().map_or(u128::MAX, |e| e.key));
+    }
+
+    /// Pops the smaller of the two heaps' minima.
+    #[inline(never)]
+    fn pop_heaps(&mut self) -> Packed {
+        let key = |heap: &BinaryHeap<Entry>| heap.peek().map_or(u128::MAX, |e| e.key);
+        let entry = if key(&self.many) < key(&self.others) {
+            let entry = self.many.pop();
+            if self.many.len() <= Self::FEW {
+                // Ascending in the heap's order is decreasing in key (see `Entry`'s `Ord`).
+                self.packets.fill(std::mem::take(&mut self.many).into_sorted_vec());
+            }
+            entry
+        } else {
+            self.others.pop()
+        };
+        self.heaps_min = key(&self.many).min(key(&self.others));
+        entry.expect("a heap holds the smaller key").ev
+    }
+}
+
+/// The panic of a simulator bug, out of line: with the message's arguments formatted inline,
+/// every schedule stored the event on the stack before the test.
+#[cold]
+#[inline(never)]
+fn scheduled_in_the_past(ev: Event, at: Instant, now: Instant) -> ! {
+    panic!("event {ev:?} scheduled at {at:?}, before now {now:?}")
+}
+
+/// The pending packet events while few are pending, a transmission end per busy link and a head
+/// per delay line: a handful in a dumbbell (3-5 in B1), kept sorted by decreasing key, so that
+/// removing the minimum is a pop and inserting one a short walk from the end. A binary heap of so
+/// few entries spent a fifth of B1's instructions sifting.
+///
+/// The entries are `slots[1..=len]`, above a sentinel in `slots[0]` with the greatest key: an
+/// empty array shows the sentinel as its minimum, and an insertion's walk stops at it, so neither
+/// tests for the array's ends. The slot count is a power of two, so an index taken modulo it is
+/// in bounds by construction (no bounds checks either).
+struct PacketArray {
+    slots: Box<[Entry; PacketArray::SLOTS]>,
+    len: usize,
+}
+
+impl Default for PacketArray {
+    fn default() -> Self {
+        let sentinel = Entry { key: u128::MAX, ev: Packed(0) };
+        PacketArray { slots: Box::new([sentinel; Self::SLOTS]), len: 0 }
+    }
+}
+
+impl PacketArray {
+    const SLOTS: usize = 64;
+    const CAPACITY: usize = Self::SLOTS - 1;
+
+    fn slot(i: usize) -> usize {
+        i % Self::SLOTS
+    }
+
+    /// The entry with the smallest key, or the sentinel (key u128::MAX) when there is none.
+    #[inline]
+    fn min(&self) -> Entry {
+        self.slots[Self::slot(self.len)]
+    }
+
+    /// Removes the entry `min` returned; the array must hold one.
+    #[inline]
+    fn pop(&mut self) {
+        debug_assert!(self.len > 0);
+        self.len -= 1;
+    }
+
+    /// Inserts `entry`, or returns false when the array is full.
+    #[inline]
+    fn insert(&mut self, entry: Entry) -> bool {
+        if self.len == Self::CAPACITY {
+            return false;
+        }
+        self.len += 1;
+        // New events are mostly the next ones due (a transmission ending), near the end: the
+        // entries due before it move up one by one (a call to `memmove` cost more).
+        let mut i = self.len;
+        while self.slots[Self::slot(i - 1)].key < entry.key {
+            self.slots[Self::slot(i)] = self.slots[Self::slot(i - 1)];
+            i -= 1;
+        }
+        self.slots[Self::slot(i)] = entry;
+        true
+    }
+
+    /// Takes out every entry.
+    fn drain(&mut self) -> impl Iterator<Item = Entry> + '_ {
+        let len = std::mem::take(&mut self.len);
+        self.slots[1..=len].iter().copied()
+    }
+
+    /// Puts `entries`, sorted by decreasing key, in the empty array.
+    fn fill(&mut self, entries: Vec<Entry>) {
+        debug_assert!(self.len == 0 && entries.len() <= Self::CAPACITY);
+        self.slots[1..=entries.len()].copy_from_slice(&entries);
+        self.len = entries.len();
     }
 }
 
@@ -387,32 +440,36 @@ mod tests {
     }
 
     #[test]
-    fn the_packet_queue_keeps_its_order_across_its_array_and_heap() {
+    fn the_packet_events_keep_their_order_across_their_array_and_heap() {
         use rand::Rng;
-        // Grows past `MANY` (into the heap), shrinks but not to `FEW` (still the heap), grows,
-        // shrinks to `FEW` (back to the array), grows again.
+        // Grows past the array's capacity (into the heap), shrinks but not to `FEW` (still the heap), grows,
+        // shrinks to `FEW` (back to the array), grows again; a timer now and then beside them.
         let mut rng = rand_pcg::Pcg64Mcg::new(9);
-        let mut q = PacketQueue::default();
-        let mut model = std::collections::BTreeSet::new();
-        // Which of the two holds the entries: the heap from `MANY` + 1 on, until `FEW` are left.
-        let mut in_heap = false;
-        let entry = |key: u128| Entry { key, ev: Packed(0) };
+        let mut q = EventQueue::default();
+        let mut model = std::collections::BTreeMap::new();
+        // Which of the two holds the packet events: the heap from the array's capacity + 1 on,
+        // until `FEW` are left.
+        let (mut in_heap, mut packets) = (false, 0);
         for (pushes, pops) in [(100, 0), (0, 60), (30, 0), (0, 60), (80, 0), (0, 90)] {
-            for _ in 0..pushes {
-                let key = rng.gen_range(0..1u128 << 70);
-                q.push(entry(key));
-                model.insert(key);
-                in_heap |= model.len() > PacketQueue::MANY;
-                assert_eq!(!q.many.is_empty(), in_heap, "{} pending", model.len());
+            for i in 0..pushes {
+                let at = Instant(q.now().0 + rng.gen_range(0..1 << 20));
+                let ev = if i % 7 == 3 { Event::FlowStart { flow: i } } else { Event::Arrive { line: i } };
+                let seq = q.reserve();
+                q.schedule_reserved(at, seq, ev);
+                model.insert((at, seq), ev);
+                packets += matches!(ev, Event::Arrive { .. }) as usize;
+                in_heap |= packets > PacketArray::CAPACITY;
+                assert_eq!(!q.many.is_empty(), in_heap, "{packets} pending");
             }
             for _ in 0..pops {
-                assert_eq!(q.min().map(|e| e.key), model.first().copied());
-                assert_eq!(q.pop().map(|e| e.key), model.pop_first());
-                in_heap &= model.len() > PacketQueue::FEW;
-                assert_eq!(!q.many.is_empty(), in_heap, "{} pending", model.len());
+                let ((at, _), ev) = model.pop_first().unwrap();
+                assert_eq!(q.pop_until(None), Some((at, ev)));
+                packets -= matches!(ev, Event::Arrive { .. }) as usize;
+                in_heap &= packets > EventQueue::FEW;
+                assert_eq!(!q.many.is_empty(), in_heap, "{packets} pending");
             }
         }
-        assert!(q.pop().is_none() && model.is_empty());
+        assert!(q.pop_until(None).is_none() && model.is_empty());
     }
 
     #[test]

@@ -16,8 +16,8 @@ use crate::queue::{Discipline, DropCause, Queued};
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// The transmitter was idle: serialisation starts now and ends after this long.
-    Transmitting(Duration),
+    /// The transmitter was idle: serialisation starts now and ends at this time.
+    Transmitting(Instant),
     Queued,
     Dropped(DropCause),
 }
@@ -42,7 +42,8 @@ pub struct SojournStats {
     sum_ns: f64,
     pub max: Duration,
     /// Bin 0: below 1 us; bin i: [10^((i-1)/20), 10^(i/20)) us; the last bin is open-ended.
-    bins: Vec<u64>,
+    /// An array, so that counting a packet in bin 0 (most packets) has no bounds check.
+    bins: [u64; SOJOURN_BINS],
     /// The bins of the two latest samples outside bin 0 that fell in different bins, the latest
     /// first, each with its bounds [lo, hi) in ns: consecutive packets of a queue mostly fall in
     /// the same bin, and the packets of bursts on a fast link alternate between two.
@@ -98,7 +99,7 @@ impl Default for SojournStats {
             count: 0,
             sum_ns: 0.0,
             max: Duration::ZERO,
-            bins: vec![0; SOJOURN_BINS],
+            bins: [0; SOJOURN_BINS],
             recent: [Bin { index: 0, lo: 0, hi: SOJOURN_BIN0_END }; 2],
         }
     }
@@ -112,8 +113,11 @@ impl SojournStats {
     pub fn record(&mut self, ns: u64) {
         self.count += 1;
         // Nanoseconds fit 63 bits for any simulated time (292 years); converting from i64 gives
-        // the float of the u64 in one instruction.
-        self.sum_ns += ns as i64 as f64;
+        // the float of the u64 in one instruction. A packet that found the link idle would add
+        // exactly +0.0 to a sum that is never -0.0: skipped, which the compiler sees for them.
+        if ns != 0 {
+            self.sum_ns += ns as i64 as f64;
+        }
         if ns > self.max.as_nanos() as u64 {
             self.max = Duration::from_nanos(ns);
         }
@@ -233,8 +237,8 @@ pub struct Link {
     /// Some loss is set (random or by bit errors): only then does a packet leaving the
     /// transmitter draw its fate, which the packet path otherwise skips with one test.
     lossy: bool,
-    /// Shortest time between two packets entering the link (the forwarding rate cap).
-    min_spacing: Duration,
+    /// Shortest time between two packets entering the link (the forwarding rate cap), in ns.
+    min_spacing: u64,
     rng: Pcg64Mcg,
     queue: Discipline,
     /// The discipline's [`Discipline::passes_idle_arrivals`], asked once.
@@ -247,10 +251,14 @@ pub struct Link {
     pub compressor: Option<AckCompressor>,
     transmitting: Option<Queued>,
     /// Sojourn time of the packet most recently put on the transmitter.
-    pub last_sojourn: Option<Duration>,
-    /// The size and serialisation time of the packet most recently put on the transmitter: most
-    /// packets on a link have the size of the one before, and this saves the float division.
-    last_serialisation: (u32, Duration),
+    /// In nanoseconds, as the queue trace takes it (a `Duration` is split into seconds and
+    /// nanoseconds by a division).
+    pub last_sojourn: Option<u64>,
+    /// The size and serialisation time (ns) of the packet most recently put on the transmitter:
+    /// most packets on a link have the size of the one before, and this saves the float division.
+    /// In nanoseconds, as the packet path adds it to the time (a `Duration` is seconds and
+    /// nanoseconds, converted at every addition).
+    last_serialisation: (u32, u64),
     pub stats: LinkStats,
 }
 
@@ -263,7 +271,8 @@ impl Link {
         queue: Discipline,
         seed: u128,
     ) -> Self {
-        let min_spacing = impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps));
+        let min_spacing =
+            impairments.max_pps.map_or(Duration::ZERO, |pps| Duration::from_secs_f64(1.0 / pps)).as_nanos() as u64;
         Link {
             name,
             rate_bps,
@@ -284,10 +293,10 @@ impl Link {
         }
     }
 
-    /// Time the transmitter is busy with a packet: its serialisation at the link rate, or the
-    /// forwarding rate's packet spacing if that is longer.
-    pub fn serialisation(&self, bytes: u32) -> Duration {
-        Duration::from_nanos((bytes as f64 * 8.0 * 1e9 / self.rate_bps).round() as u64).max(self.min_spacing)
+    /// Time (ns) the transmitter is busy with a packet: its serialisation at the link rate, or
+    /// the forwarding rate's packet spacing if that is longer.
+    fn serialisation(&self, bytes: u32) -> u64 {
+        ((bytes as f64 * 8.0 * 1e9 / self.rate_bps).round() as u64).max(self.min_spacing)
     }
 
     pub fn queue_packets(&self) -> usize {
@@ -323,8 +332,9 @@ impl Link {
     // histogram the same way made the whole slower. `start` is inlined always: left a call, it
     // received the packet through memory written field by field just before and read back whole,
     // a store-forwarding stall on every packet (a third of its samples).
+    /// Puts `pkt` on the transmitter; returns when its transmission ends.
     #[inline(always)]
-    fn start(&mut self, now: Instant, pkt: Queued) -> Duration {
+    fn start(&mut self, now: Instant, pkt: Queued) -> Instant {
         let t = match self.last_serialisation {
             (bytes, t) if bytes == pkt.bytes => t,
             _ => self.serialisation(pkt.bytes),
@@ -332,9 +342,9 @@ impl Link {
         self.last_serialisation = (pkt.bytes, t);
         let sojourn = now.0 - pkt.enqueued.0;
         self.stats.sojourn.record(sojourn);
-        self.last_sojourn = Some(Duration::from_nanos(sojourn));
+        self.last_sojourn = Some(sojourn);
         self.transmitting = Some(pkt);
-        t
+        Instant(now.0 + t)
     }
 
     /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
@@ -367,15 +377,17 @@ impl Link {
     }
 
     /// The packet being serialised has left. Returns it, whether it survived random loss and bit
-    /// errors, and the next packet with its serialisation time, if one was waiting. Packets the
-    /// discipline dropped on the way out go to `dropped`.
+    /// errors, and the next packet with the end of its transmission, if one was waiting. Packets
+    /// the discipline dropped on the way out go to `dropped`.
     #[inline]
-    pub fn finish(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> (Queued, bool, Option<(Queued, Duration)>) {
+    pub fn finish(&mut self, now: Instant, dropped: &mut Vec<Queued>) -> (Queued, bool, Option<(Queued, Instant)>) {
         let done = self.transmitting.take().expect("a transmission was in progress");
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += done.bytes as u64;
         let survived = !self.lossy || self.survives(done.bytes);
         self.account_queue(now);
+        // Apart from `packets_sent`: next to it, the compiler made the two counts one vector
+        // addition, with its constant and shuffles, dearer than two scalar ones.
+        self.stats.bytes_sent += done.bytes as u64;
         let before = dropped.len();
         let next = self.queue.dequeue(now, dropped);
         for pkt in &dropped[before..] {
@@ -456,15 +468,15 @@ mod tests {
                 let (mut d1, mut d2) = (Vec::new(), Vec::new());
                 let a = fast.finish(Instant(end), &mut d1);
                 assert_eq!(a, general.finish(Instant(end), &mut d2));
-                busy_until = a.2.map(|(_, d)| end + d.as_nanos() as u64);
+                busy_until = a.2.map(|(_, ends)| ends.0);
             }
             let bytes = [40, 1500, 1052][rng.gen_range(0..3)];
             let offer = fast.offer(Instant(now), slot, bytes);
             assert_eq!(offer, general.offer(Instant(now), slot, bytes), "arrival {slot}");
             match offer {
-                Offer::Transmitting(d) => {
+                Offer::Transmitting(ends) => {
                     idle_starts += 1;
-                    busy_until = Some(now + d.as_nanos() as u64);
+                    busy_until = Some(ends.0);
                 }
                 Offer::Dropped(_) => drops += 1,
                 Offer::Queued => {}
@@ -499,7 +511,7 @@ mod tests {
         let idle = [0, 999, 1_000, 0, 250];
         for (i, ns) in edges.chain(sweep).chain([0, u64::MAX / 4]).enumerate() {
             for ns in [ns, idle[i % idle.len()]] {
-                let before = s.bins.clone();
+                let before = s.bins;
                 s.record(ns);
                 let counted: Vec<usize> = (0..SOJOURN_BINS).filter(|&b| s.bins[b] != before[b]).collect();
                 assert_eq!(counted, vec![sojourn_bin(ns)], "{ns} ns");

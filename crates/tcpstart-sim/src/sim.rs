@@ -356,7 +356,7 @@ impl Simulation {
             self.drop_packet(now, slot, link);
             return;
         }
-        let route = self.pool.route(slot);
+        let route = *self.pool.route(slot);
         if route.kind == PacketKind::Ack {
             if let Some(element) = self.links[link as usize].compressor.as_mut() {
                 let flow = route.flow;
@@ -366,7 +366,7 @@ impl Simulation {
                 return;
             }
         }
-        self.enter_link(now, link, slot);
+        self.enter_link(now, link, slot, route.wire_bytes);
     }
 
     /// The ACK-compression element of `link` ends a batch of `flow`.
@@ -379,19 +379,27 @@ impl Simulation {
             self.counters.merged += 1;
         }
         for slot in released.drain(..) {
-            self.enter_link(now, link, slot);
+            self.enter_link(now, link, slot, self.pool.route(slot).wire_bytes);
         }
         (self.released, self.absorbed) = (released, absorbed);
     }
 
-    /// Hands a packet to the link's queue discipline and transmitter.
-    fn enter_link(&mut self, now: Instant, link: u32, slot: u32) {
-        let bytes = self.pool.route(slot).wire_bytes;
+    /// Hands the packet in `slot`, `bytes` on the wire, to the link's queue discipline and
+    /// transmitter.
+    fn enter_link(&mut self, now: Instant, link: u32, slot: u32, bytes: u32) {
         let l = &mut self.links[link as usize];
+        // An idle link's queue trace holds its empty queue and the sojourn of the packet it sent
+        // last (see `transmit_done`). A packet that finds it idle waits no time, so after one
+        // that waited none, the trace's state stays as it was: most packets on an access link.
+        let idle_after_idle = l.last_sojourn == Some(0);
         match l.offer(now, slot, bytes) {
-            Offer::Transmitting(d) => {
-                self.events.schedule(now + d, Event::TransmitDone { link });
+            Offer::Transmitting(ends) => {
+                self.events.schedule(ends, Event::TransmitDone { link });
                 self.capture(now, link, slot);
+                if idle_after_idle {
+                    self.queue_trace.unchanged(link, 0, 0, Some(0));
+                    return;
+                }
             }
             Offer::Queued => {}
             Offer::Dropped(_) => self.drop_packet(now, slot, link),
@@ -441,7 +449,16 @@ impl Simulation {
     fn transmit_done(&mut self, now: Instant, link: u32) {
         let l = &mut self.links[link as usize];
         let (done, survived, next) = l.finish(now, &mut self.dequeue_drops);
-        let delay = l.delay;
+        // The queue trace was last given this link's state when the packet now done started, or
+        // since, as packets arrived: with no packet to send next and none dropped on the way
+        // out, no packet was queued since then, so that state (an empty queue, that packet's
+        // sojourn) is still the link's. Given first, while the link is at hand (the trace is
+        // independent of what follows; reading the link again afterwards cost more).
+        if next.is_some() || !self.dequeue_drops.is_empty() {
+            self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
+        } else {
+            self.queue_trace.unchanged(link, 0, 0, l.last_sojourn);
+        }
         // Only an AQM drops on the way out; the buffer is moved out only then.
         if !self.dequeue_drops.is_empty() {
             let mut dequeue_drops = std::mem::take(&mut self.dequeue_drops);
@@ -450,17 +467,14 @@ impl Simulation {
             }
             self.dequeue_drops = dequeue_drops;
         }
-        if let Some((pkt, d)) = next {
-            self.events.schedule(now + d, Event::TransmitDone { link });
+        if let Some((pkt, ends)) = next {
+            self.events.schedule(ends, Event::TransmitDone { link });
             self.capture(now, link, pkt.slot);
         }
-        let l = &self.links[link as usize];
-        self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
         if survived {
             self.counters.propagating += 1;
             let line = self.lines.line_of(link);
-            let p = InFlight { at: now + delay, seq: self.events.reserve(), slot: done.slot };
-            if self.lines.push(line, p) {
+            if let Some(p) = self.lines.push(line, now, self.events.reserve(), done.slot) {
                 self.events.schedule_reserved(p.at, p.seq, Event::Arrive { line });
             }
         } else {

@@ -135,6 +135,11 @@ fn from_nanos(n: u64) -> Option<Duration> {
     n.checked_sub(1).map(Duration::from_nanos)
 }
 
+/// [`nanos`] of an optional duration given in nanoseconds.
+fn code(ns: Option<u64>) -> u64 {
+    ns.map_or(0, |n| n + 1)
+}
+
 /// What the sampler knows of one key (flow or link).
 #[derive(Clone, Copy, Debug)]
 struct Key<S> {
@@ -736,12 +741,13 @@ impl FlowTrace {
     }
 }
 
-/// A link's queue: packets, bytes, and the sojourn time of the packet it last started sending.
+/// A link's queue: packets, bytes, and the sojourn time (ns) of the packet it last started
+/// sending.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct QueueState {
     packets: u64,
     bytes: u64,
-    sojourn: Option<Duration>,
+    sojourn: Option<u64>,
 }
 
 impl Sampled for QueueState {
@@ -768,13 +774,13 @@ impl PackedState for QueueState {
     fn pack(&self, prev: &Self, _: &(), _: &mut Names, out: &mut Encoder) {
         out.put_change(self.packets, prev.packets);
         out.put_multiple(self.bytes, prev.bytes);
-        out.put_multiple(nanos(self.sojourn), nanos(prev.sojourn));
+        out.put_multiple(code(self.sojourn), code(prev.sojourn));
     }
 
     fn unpack(prev: &Self, _: &(), _: &Names, input: &mut Decoder) -> Self {
         let packets = input.get_change(prev.packets);
         let bytes = input.get_multiple(prev.bytes);
-        let sojourn = from_nanos(input.get_multiple(nanos(prev.sojourn)));
+        let sojourn = input.get_multiple(code(prev.sojourn)).checked_sub(1);
         QueueState { packets, bytes, sojourn }
     }
 }
@@ -809,7 +815,7 @@ impl Table<QueueState> for QueueTable {
         self.link.extend(repeat_n(link, n));
         self.packets.extend(repeat_n(s.packets, n));
         self.bytes.extend(repeat_n(s.bytes, n));
-        self.sojourn.extend(repeat_n(secs(s.sojourn), n));
+        self.sojourn.extend(repeat_n(secs(s.sojourn.map(Duration::from_nanos)), n));
     }
 
     fn sort(&mut self) {
@@ -839,10 +845,30 @@ impl QueueTrace {
     /// The link's queue after an event at `now`; calls for one link must come in time order.
     /// Inlined into the packet path for its common case, a record that writes no row.
     #[inline]
-    pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<Duration>) {
+    /// `sojourn` in nanoseconds.
+    pub fn record(&mut self, now: Instant, link: u32, packets: u64, bytes: u64, sojourn: Option<u64>) {
         let state = QueueState { packets, bytes, sojourn };
         if !self.sampler.hold(now, link as usize, &state) {
             self.record_row(now, link, state);
+        }
+    }
+
+    /// A record the packet path leaves out: the link's queue is empty and as it was last
+    /// recorded. Such a record can write no row: a quiet state gets at most one tick row, and the
+    /// next record or the flush writes that tick with the same state; only the time of the last
+    /// record would move, which limits a quiet key's rows to one tick anyway. Checks the claim
+    /// in debug builds; does nothing otherwise.
+    #[inline(always)]
+    pub fn unchanged(&self, link: u32, packets: u64, bytes: u64, sojourn: Option<u64>) {
+        if cfg!(debug_assertions) {
+            let state = QueueState { packets, bytes, sojourn };
+            let k = &self.sampler.keys[link as usize];
+            assert!(state.quiet(), "link {link}: a record left out with {packets} packets queued");
+            if self.sampler.step == 0 {
+                assert!(k.written.is_some_and(|(_, w)| w.same(&state)), "link {link}: a change left out");
+            } else {
+                assert_eq!(k.state, Some(state), "link {link}: a change left out");
+            }
         }
     }
 
@@ -1148,7 +1174,7 @@ mod tests {
 
         #[test]
         fn queue_states_read_back_exactly(states in prop::collection::vec((any::<u64>(), any::<u64>(), any_duration()), 1..40)) {
-            let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn }).collect();
+            let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn: sojourn.map(|d| d.as_nanos() as u64) }).collect();
             prop_assert_eq!(round_trip(&states), states);
         }
     }
@@ -1285,9 +1311,9 @@ mod tests {
         q.record(ms(0.3), 2, 0, 0, None);
         q.record(ms(1.2), 0, 2, 3000, None);
         q.record(ms(1.4), 1, 1, 1500, None);
-        q.record(ms(1.6), 1, 0, 0, Some(Duration::from_micros(200)));
-        q.record(ms(2.0), 0, 5, 7500, Some(Duration::from_micros(100)));
-        q.record(ms(3.4), 0, 0, 0, Some(Duration::from_micros(900)));
+        q.record(ms(1.6), 1, 0, 0, Some(200_000));
+        q.record(ms(2.0), 0, 5, 7500, Some(100_000));
+        q.record(ms(3.4), 0, 0, 0, Some(900_000));
         q.flush(ms(8.0));
         let q = q.table();
         let got: Vec<_> =
@@ -1335,6 +1361,43 @@ mod tests {
             for b in xs {
                 assert_eq!(ordered_bits(a).cmp(&ordered_bits(b)), a.total_cmp(&b), "{a} vs {b}");
             }
+        }
+    }
+
+    #[test]
+    fn leaving_out_records_of_an_unchanged_empty_queue_changes_no_row() {
+        use rand::Rng;
+        // Random records of three links (busy spells and idle ones, ticks passed or not), once
+        // all of them and once without those that repeat the link's last recorded state with an
+        // empty queue, as the packet path leaves them out (`QueueTrace::unchanged`).
+        let mut rng = rand_pcg::Pcg64Mcg::new(3);
+        for interval in [Duration::ZERO, Duration::from_micros(100), Duration::from_millis(1)] {
+            let (mut all, mut some) = (QueueTrace::new(3, interval), QueueTrace::new(3, interval));
+            let mut last = [None; 3];
+            let (mut now, mut left_out) = (0u64, 0);
+            for _ in 0..20_000 {
+                now += [0, 300, 20_000, 2_000_000][rng.gen_range(0..4)];
+                let link = rng.gen_range(0..3);
+                let packets = if rng.gen_bool(0.6) { 0 } else { rng.gen_range(1..4) };
+                let sojourn = [None, Some(0), Some(7_000)][rng.gen_range(0..3)];
+                let state = (packets, packets * 1500, sojourn);
+                all.record(Instant(now), link as u32, state.0, state.1, state.2);
+                if packets == 0 && last[link] == Some(state) {
+                    some.unchanged(link as u32, state.0, state.1, state.2);
+                    left_out += 1;
+                } else {
+                    some.record(Instant(now), link as u32, state.0, state.1, state.2);
+                }
+                last[link] = Some(state);
+            }
+            all.flush(Instant(now + 5_000_000));
+            some.flush(Instant(now + 5_000_000));
+            let (a, b) = (all.table(), some.table());
+            assert!(left_out > 2000 && a.t.len() > 1000, "{interval:?}: {left_out} left out, {} rows", a.t.len());
+            assert!((&a.t, &a.link, &a.packets, &a.bytes) == (&b.t, &b.link, &b.packets, &b.bytes), "{interval:?}");
+            // No sojourn yet is NaN.
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert!(bits(&a.sojourn) == bits(&b.sojourn), "{interval:?}: sojourns differ");
         }
     }
 
