@@ -252,7 +252,7 @@ impl Simulation {
         self.udp_in_network += 1;
         let pkt = Packet { kind: PacketKind::Udp, len, ..Packet::default() };
         let id = (self.conns.len() + source as usize) as u32;
-        self.send_from_host(now, Direction::Forward, id, pkt);
+        self.send_from_host(now, Direction::Forward, id, &pkt);
     }
 
     /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
@@ -293,7 +293,7 @@ impl Simulation {
             TimerKind::DelayedAck => {
                 if conn.receiver.delack_deadline.is_some_and(|d| d <= now) {
                     if let Some(ack) = conn.receiver.on_delack_timer(now) {
-                        self.send_from_host(now, Direction::Reverse, flow, ack);
+                        self.send_from_host(now, Direction::Reverse, flow, &ack);
                     }
                 }
             }
@@ -304,9 +304,11 @@ impl Simulation {
 
     /// Sends what a sender produced, records its state and re-arms its timers.
     fn after_sender(&mut self, now: Instant, flow: u32, out: &mut Vec<Packet>) {
-        for pkt in out.drain(..) {
+        // Each packet read in place: taken by value, it was copied out of the buffer first.
+        for pkt in out.iter() {
             self.send_from_host(now, Direction::Forward, flow, pkt);
         }
+        out.clear();
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
         self.sync_timers(flow);
@@ -329,10 +331,10 @@ impl Simulation {
         }
     }
 
-    fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, pkt: Packet) {
+    fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, pkt: &Packet) {
         debug_assert_eq!(pkt.dir(), dir, "{:?} sent the wrong way", pkt.kind);
         // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
-        let slot = self.pool.insert(pkt, flow, self.counters.created as u16);
+        let slot = self.pool.insert(*pkt, flow, self.counters.created as u16);
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
             let pkt = &self.pool.get(slot);
@@ -506,7 +508,7 @@ impl Simulation {
                 }
                 let ack = self.conns[flow as usize].receiver.on_packet(now, pkt);
                 if let Some(ack) = ack {
-                    self.send_from_host(now, Direction::Reverse, flow, ack);
+                    self.send_from_host(now, Direction::Reverse, flow, &ack);
                 }
             }
             Direction::Reverse => {
