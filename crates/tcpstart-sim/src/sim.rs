@@ -322,13 +322,19 @@ impl Simulation {
         let conn = &mut self.conns[flow as usize];
         let wanted = [conn.sender.rto_deadline, conn.receiver.delack_deadline, conn.sender.pace_deadline];
         for (idx, deadline) in wanted.into_iter().enumerate() {
-            if let Some(d) = deadline {
-                if conn.scheduled[idx].is_none_or(|s| d < s) {
-                    conn.scheduled[idx] = Some(d);
-                    self.events.schedule(d, Event::Timer { flow, timer: TIMERS[idx] });
-                }
-            }
+            arm_timer(&mut self.events, conn, flow, idx, deadline);
         }
+    }
+
+    /// After the flow's receiver handled a segment. Its sender is as it was: its deadlines and
+    /// phase are unchanged and it cannot have finished, so of `after_sender` only the time
+    /// series' record (which then only notes the time) and the delayed-ACK timer remain.
+    fn after_receiver(&mut self, now: Instant, flow: u32) {
+        let conn = &mut self.conns[flow as usize];
+        let sender = &conn.sender;
+        self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
+        let deadline = conn.receiver.delack_deadline;
+        arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
     }
 
     fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, pkt: &Packet) {
@@ -498,7 +504,6 @@ impl Simulation {
         }
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.before(now, flow, || sender.sample());
-        let mut out = std::mem::take(&mut self.scratch);
         // The packet's slot is freed before anything is sent, so the reply may take it.
         let pkt = &self.pool.remove(slot);
         match dir {
@@ -510,6 +515,7 @@ impl Simulation {
                 if let Some(ack) = ack {
                     self.send_from_host(now, Direction::Reverse, flow, &ack);
                 }
+                self.after_receiver(now, flow);
             }
             Direction::Reverse => {
                 if let Some(tr) = self.packet_trace.as_mut() {
@@ -517,16 +523,30 @@ impl Simulation {
                         tr.record(now, PacketEvent::AckArrive, pkt, None);
                     }
                 }
+                let mut out = std::mem::take(&mut self.scratch);
                 self.conns[flow as usize].sender.on_packet(now, pkt, &mut out);
+                self.after_sender(now, flow, &mut out);
+                self.scratch = out;
             }
         }
-        self.after_sender(now, flow, &mut out);
-        self.scratch = out;
     }
 
     /// Packets inside links: queued, on a transmitter, or propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.links.iter().map(|l| l.held_packets()).sum::<u64>() + self.counters.propagating
+    }
+}
+
+/// Schedules a timer event for `deadline` unless one at or before it is pending already (an
+/// event that finds its deadline gone or later does nothing). Inlined always: it mostly finds
+/// nothing to do, in fewer instructions than a call takes.
+#[inline(always)]
+fn arm_timer(events: &mut EventQueue, conn: &mut Connection, flow: u32, idx: usize, deadline: Option<Instant>) {
+    if let Some(d) = deadline {
+        if conn.scheduled[idx].is_none_or(|s| d < s) {
+            conn.scheduled[idx] = Some(d);
+            events.schedule(d, Event::Timer { flow, timer: TIMERS[idx] });
+        }
     }
 }
 
