@@ -332,6 +332,15 @@ impl Simulation {
     fn after_receiver(&mut self, now: Instant, flow: u32) {
         let conn = &mut self.conns[flow as usize];
         let sender = &conn.sender;
+        // What is left out holds already, since the sender's last event went through
+        // `after_sender`: its end was handled and its deadlines have events at or before them.
+        debug_assert!(conn.finished || !sender.is_done(), "flow {flow}: finished unnoticed");
+        debug_assert!(
+            [(TimerKind::Retransmit, sender.rto_deadline), (TimerKind::Pacing, sender.pace_deadline)]
+                .into_iter()
+                .all(|(kind, d)| d.is_none_or(|d| conn.scheduled[timer_index(kind)].is_some_and(|s| s <= d))),
+            "flow {flow}: a sender deadline without its timer event"
+        );
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
         let deadline = conn.receiver.delack_deadline;
         arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
