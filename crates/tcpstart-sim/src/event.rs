@@ -136,6 +136,7 @@ impl Eq for Entry {}
 /// of their own beside the other one, until few are left again.
 pub struct EventQueue {
     packets: PacketArray,
+    heads: Heads,
     /// The packet events while many are pending; empty otherwise.
     many: BinaryHeap<Entry>,
     others: BinaryHeap<Entry>,
@@ -152,6 +153,7 @@ impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             packets: PacketArray::default(),
+            heads: Heads::default(),
             many: BinaryHeap::new(),
             others: BinaryHeap::new(),
             heaps_min: u128::MAX,
@@ -202,6 +204,7 @@ impl EventQueue {
         debug_assert!(at.0 < u64::MAX, "event {ev:?} scheduled at the end of time");
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
         match ev {
+            Event::Arrive { line } if (line as usize) < Heads::LINES => self.heads.set(line, entry.key),
             Event::TransmitDone { .. } | Event::Arrive { .. } => {
                 if !self.many.is_empty() || !self.packets.insert(entry) {
                     self.push_many(entry);
@@ -219,7 +222,9 @@ impl EventQueue {
     pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
         // The array's sentinel when it holds nothing: no test for an empty array.
         let first = self.packets.min();
-        let key = first.key.min(self.heaps_min);
+        let packet_first = first.key < self.heads.min;
+        let local = if packet_first { first.key } else { self.heads.min };
+        let key = local.min(self.heaps_min);
         let at = Instant((key >> 64) as u64);
         // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
         // late (584 years; `schedule_reserved` checks it in debug builds), so one comparison
@@ -227,16 +232,38 @@ impl EventQueue {
         if at > until.unwrap_or(Instant(u64::MAX - 1)) {
             return None;
         }
-        let ev = if self.heaps_min < first.key {
-            self.pop_heaps()
-        } else {
+        let ev = if self.heaps_min < local {
+            self.pop_heaps().event()
+        } else if packet_first {
             self.packets.pop();
-            first.ev
+            first.ev.event()
+        } else {
+            // The head stays until `next_arrival` replaces it, which the caller does first.
+            Event::Arrive { line: self.heads.line }
         };
         debug_assert!(at >= self.now);
         self.now = at;
         self.popped += 1;
-        Some((at, ev.event()))
+        Some((at, ev))
+    }
+
+    /// After the arrival of the head of delay `line`: schedules the line's next head, `next`
+    /// (its arrival time and reserved place), if it has one. For the lines whose heads are kept
+    /// apart ([`Heads`]) this also removes the head that arrived, so it must follow that
+    /// arrival's pop before the next pop.
+    #[inline(always)]
+    pub fn next_arrival(&mut self, line: u32, next: Option<(Instant, u64)>) {
+        if (line as usize) < Heads::LINES {
+            let key = next.map_or(u128::MAX, |(at, seq)| {
+                if at < self.now {
+                    scheduled_in_the_past(Event::Arrive { line }, at, self.now);
+                }
+                (at.0 as u128) << 64 | seq as u128
+            });
+            self.heads.replace(line, key);
+        } else if let Some((at, seq)) = next {
+            self.schedule_reserved(at, seq, Event::Arrive { line });
+        }
     }
 
     /// The packet array is full: its entries and all later packet events go to their heap.
@@ -266,6 +293,59 @@ impl EventQueue {
         };
         self.heaps_min = key(&self.many).min(key(&self.others));
         entry.expect("a heap holds the smaller key").ev
+    }
+}
+
+/// The arrivals at the heads of the first [`Heads::LINES`] delay lines, kept apart from the
+/// packet array and compared in the pop instead (the pop takes the least of the array's minimum,
+/// the heaps' and these heads'; keys are unique, so the order is that of one queue). A line's head
+/// is usually due after every transmission end pending (a propagation delay against a
+/// serialisation time), so inserted in the array it walked past all of them; here it costs a
+/// comparison with the other lines' heads when the line's next head replaces it. A line has at
+/// most one head pending. Each line kept apart costs every arrival of these lines a comparison,
+/// so only two are: a dumbbell's delays (bottleneck and access links; B1-B4 have two). The heads
+/// of further lines (topologies with many distinct delays) go in the packet array as before.
+struct Heads {
+    /// By line; u128::MAX when the line has no head pending.
+    keys: [u128; Heads::LINES],
+    /// The smallest of `keys`, and its line.
+    min: u128,
+    line: u32,
+}
+
+impl Default for Heads {
+    fn default() -> Self {
+        Heads { keys: [u128::MAX; Self::LINES], min: u128::MAX, line: 0 }
+    }
+}
+
+impl Heads {
+    const LINES: usize = 2;
+
+    /// Schedules the head of `line`, which has none pending, at `key`.
+    #[inline]
+    fn set(&mut self, line: u32, key: u128) {
+        debug_assert!(self.keys[line as usize] == u128::MAX, "line {line} has a head pending");
+        self.keys[line as usize] = key;
+        if key < self.min {
+            self.min = key;
+            self.line = line;
+        }
+    }
+
+    /// Replaces the head of `line` (the earliest, just popped) with `key` (u128::MAX for none).
+    #[inline(always)]
+    fn replace(&mut self, line: u32, key: u128) {
+        debug_assert!(line == self.line && self.keys[line as usize] == self.min, "line {line} was not popped");
+        self.keys[line as usize] = key;
+        // Kept in locals: written through `self` at every step the loop stored at each one.
+        let (mut min, mut at) = (self.keys[0], 0);
+        for (i, &key) in self.keys.iter().enumerate().skip(1) {
+            if key < min {
+                (min, at) = (key, i as u32);
+            }
+        }
+        (self.min, self.line) = (min, at);
     }
 }
 
@@ -399,6 +479,7 @@ mod tests {
         let limit = Some(Instant(15));
         assert_eq!(q.pop_until(limit).map(|(t, _)| t), Some(Instant(10)));
         assert_eq!(q.pop_until(limit).map(|(t, _)| t), Some(Instant(15)), "an event at the limit is due");
+        q.next_arrival(0, None);
         assert_eq!(q.pop_until(limit), None);
         assert_eq!(q.now(), Instant(15));
         assert_eq!(q.pop_until(None), Some((Instant(20), Event::TransmitDone { link: 0 })));
@@ -453,23 +534,77 @@ mod tests {
         for (pushes, pops) in [(100, 0), (0, 60), (30, 0), (0, 60), (80, 0), (0, 90)] {
             for i in 0..pushes {
                 let at = Instant(q.now().0 + rng.gen_range(0..1 << 20));
-                let ev = if i % 7 == 3 { Event::FlowStart { flow: i } } else { Event::Arrive { line: i } };
+                let ev = if i % 7 == 3 { Event::FlowStart { flow: i } } else { Event::TransmitDone { link: i } };
                 let seq = q.reserve();
                 q.schedule_reserved(at, seq, ev);
                 model.insert((at, seq), ev);
-                packets += matches!(ev, Event::Arrive { .. }) as usize;
+                packets += matches!(ev, Event::TransmitDone { .. }) as usize;
                 in_heap |= packets > PacketArray::CAPACITY;
                 assert_eq!(!q.many.is_empty(), in_heap, "{packets} pending");
             }
             for _ in 0..pops {
                 let ((at, _), ev) = model.pop_first().unwrap();
                 assert_eq!(q.pop_until(None), Some((at, ev)));
-                packets -= matches!(ev, Event::Arrive { .. }) as usize;
+                packets -= matches!(ev, Event::TransmitDone { .. }) as usize;
                 in_heap &= packets > EventQueue::FEW;
                 assert_eq!(!q.many.is_empty(), in_heap, "{packets} pending");
             }
         }
         assert!(q.pop_until(None).is_none() && model.is_empty());
+    }
+
+    #[test]
+    fn delay_line_heads_kept_apart_or_not_keep_the_order_of_one_queue() {
+        use rand::Rng;
+        // Lines below `Heads::LINES` have their heads apart, the others in the packet array; each
+        // line has at most one head pending (as a delay line), many events share an instant, and
+        // some go in places reserved earlier. Against a sorted map of (time, place).
+        let mut rng = rand_pcg::Pcg64Mcg::new(11);
+        let mut q = EventQueue::default();
+        let mut pending = std::collections::BTreeMap::new();
+        let lines = 2 * Heads::LINES as u32;
+        let mut busy = vec![false; lines as usize];
+        for i in 0..20_000u32 {
+            let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
+            let line = rng.gen_range(0..lines);
+            let ev = match rng.gen_range(0..4) {
+                0 | 1 if !busy[line as usize] => Event::Arrive { line },
+                0 | 1 => continue,
+                2 => Event::TransmitDone { link: i },
+                _ => Event::Timer { flow: i, timer: TimerKind::Pacing },
+            };
+            if let Event::Arrive { line } = ev {
+                busy[line as usize] = true;
+            }
+            let seq = q.reserve();
+            q.schedule_reserved(at, seq, ev);
+            pending.insert((at, seq), ev);
+            while rng.gen_bool(0.5) {
+                let Some(got) = q.pop_until(None) else { break };
+                let (key, ev) = pending.pop_first().expect("as many events as scheduled");
+                assert_eq!(got, (key.0, ev), "event {i}");
+                if let Event::Arrive { line } = ev {
+                    // The line's next packet, or none: as `Simulation::arrive` does.
+                    let next =
+                        rng.gen_bool(0.5).then(|| (Instant(q.now().0 + rng.gen_range(0..4) * 1_000), q.reserve()));
+                    q.next_arrival(line, next);
+                    match next {
+                        Some((at, seq)) => {
+                            pending.insert((at, seq), ev);
+                        }
+                        None => busy[line as usize] = false,
+                    }
+                }
+            }
+        }
+        while let Some(got) = q.pop_until(None) {
+            let (key, ev) = pending.pop_first().expect("as many events as scheduled");
+            assert_eq!(got, (key.0, ev));
+            if let Event::Arrive { line } = ev {
+                q.next_arrival(line, None);
+            }
+        }
+        assert!(pending.is_empty());
     }
 
     #[test]
@@ -511,7 +646,8 @@ mod tests {
             let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
             let ev = match rng.gen_range(0..5) {
                 0 => Event::TransmitDone { link: i },
-                1 => Event::Arrive { line: i },
+                // Lines whose heads go in the packet array, which may hold several of one line.
+                1 => Event::Arrive { line: Heads::LINES as u32 + i },
                 2 => Event::Timer { flow: i, timer: TimerKind::Retransmit },
                 3 => Event::FlowStart { flow: i },
                 _ => Event::AckRelease { link: i, flow: i },

@@ -501,9 +501,7 @@ impl Simulation {
 
     fn arrive(&mut self, now: Instant, line: u32) {
         let (InFlight { slot, .. }, next) = self.lines.pop(line);
-        if let Some(n) = next {
-            self.events.schedule_reserved(n.at, n.seq, Event::Arrive { line });
-        }
+        self.events.next_arrival(line, next.map(|n| (n.at, n.seq)));
         self.counters.propagating -= 1;
         let route = self.pool.route_mut(slot);
         route.hop += 1;
