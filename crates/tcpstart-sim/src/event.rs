@@ -144,6 +144,9 @@ pub struct EventQueue {
     /// compares it, and it changes only when a timer is scheduled or fires, or while the packet
     /// events are in their heap.
     heaps_min: u128,
+    /// The smaller of `heaps_min` and the delay lines' first head: the pop compares the packet
+    /// array's minimum with it alone, and only an event from outside the array tells the two apart.
+    apart_min: u128,
     next_seq: u64,
     now: Instant,
     popped: u64,
@@ -157,6 +160,7 @@ impl Default for EventQueue {
             many: BinaryHeap::new(),
             others: BinaryHeap::new(),
             heaps_min: u128::MAX,
+            apart_min: u128::MAX,
             next_seq: 0,
             now: Instant::ZERO,
             popped: 0,
@@ -204,7 +208,10 @@ impl EventQueue {
         debug_assert!(at.0 < u64::MAX, "event {ev:?} scheduled at the end of time");
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
         match ev {
-            Event::Arrive { line } if (line as usize) < Heads::LINES => self.heads.set(line, entry.key),
+            Event::Arrive { line } if (line as usize) < Heads::LINES => {
+                self.heads.set(line, entry.key);
+                self.apart_min = self.apart_min.min(entry.key);
+            }
             Event::TransmitDone { .. } | Event::Arrive { .. } => {
                 if !self.many.is_empty() || !self.packets.insert(entry) {
                     self.push_many(entry);
@@ -213,6 +220,7 @@ impl EventQueue {
             _ => {
                 self.others.push(entry);
                 self.heaps_min = self.heaps_min.min(entry.key);
+                self.apart_min = self.apart_min.min(entry.key);
             }
         }
     }
@@ -222,9 +230,7 @@ impl EventQueue {
     pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
         // The array's sentinel when it holds nothing: no test for an empty array.
         let first = self.packets.min();
-        let packet_first = first.key < self.heads.min;
-        let local = if packet_first { first.key } else { self.heads.min };
-        let key = local.min(self.heaps_min);
+        let key = first.key.min(self.apart_min);
         let at = Instant((key >> 64) as u64);
         // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
         // late (584 years; `schedule_reserved` checks it in debug builds), so one comparison
@@ -232,14 +238,14 @@ impl EventQueue {
         if at > until.unwrap_or(Instant(u64::MAX - 1)) {
             return None;
         }
-        let ev = if self.heaps_min < local {
-            self.pop_heaps().event()
-        } else if packet_first {
+        let ev = if first.key < self.apart_min {
             self.packets.pop();
             first.ev.event()
-        } else {
+        } else if self.heads.min < self.heaps_min {
             // The head stays until `next_arrival` replaces it, which the caller does first.
             Event::Arrive { line: self.heads.line }
+        } else {
+            self.pop_heaps().event()
         };
         debug_assert!(at >= self.now);
         self.now = at;
@@ -261,6 +267,7 @@ impl EventQueue {
                 (at.0 as u128) << 64 | seq as u128
             });
             self.heads.replace(line, key);
+            self.apart_min = self.heads.min.min(self.heaps_min);
         } else if let Some((at, seq)) = next {
             self.schedule_reserved(at, seq, Event::Arrive { line });
         }
@@ -275,6 +282,7 @@ impl EventQueue {
         }
         self.many.push(entry);
         self.heaps_min = self.heaps_min.min(self.many.peek().map_or(u128::MAX, |e| e.key));
+        self.apart_min = self.heads.min.min(self.heaps_min);
     }
 
     /// Pops the smaller of the two heaps' minima.
@@ -292,6 +300,7 @@ impl EventQueue {
             self.others.pop()
         };
         self.heaps_min = key(&self.many).min(key(&self.others));
+        self.apart_min = self.heads.min.min(self.heaps_min);
         entry.expect("a heap holds the smaller key").ev
     }
 }
