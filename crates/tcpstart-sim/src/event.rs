@@ -81,6 +81,18 @@ impl Packed {
         Packed(kind << 61 | (second as u64) << 32 | first as u64)
     }
 
+    /// `event` for an entry of the packet array: nearly all are transmission ends now that the
+    /// delay lines' heads are mostly kept apart, so that kind is tested first, and the dispatch
+    /// can branch on it directly instead of through the jump table.
+    #[inline(always)]
+    fn packet_event(self) -> Event {
+        if self.0 >> 61 == 0 {
+            Event::TransmitDone { link: self.0 as u32 }
+        } else {
+            self.event()
+        }
+    }
+
     #[inline]
     fn event(self) -> Event {
         let first = self.0 as u32;
@@ -240,7 +252,7 @@ impl EventQueue {
         }
         let ev = if first.key < self.apart_min {
             self.packets.pop();
-            first.ev.event()
+            first.ev.packet_event()
         } else if self.heads.min < self.heaps_min {
             // The head stays until `next_arrival` replaces it, which the caller does first.
             Event::Arrive { line: self.heads.line }
