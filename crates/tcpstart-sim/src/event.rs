@@ -145,7 +145,8 @@ impl Eq for Entry {}
 /// packet events have a [`PacketArray`] of their own, the rest a heap; both share the sequence
 /// numbers and the smaller of their two minima is taken, so entries leave in exactly the order of
 /// a single queue. When many packet events are pending (hundreds of busy links), they go to a heap
-/// of their own beside the other one, until few are left again.
+/// of their own beside the other one, until few are left again. The heads of the first delay lines
+/// are kept apart from all of these (`Heads`).
 pub struct EventQueue {
     packets: PacketArray,
     heads: Heads,
@@ -237,7 +238,9 @@ impl EventQueue {
         }
     }
 
-    /// Removes and returns the next event, if there is one at or before `until`.
+    /// Removes and returns the next event, if there is one at or before `until`. An
+    /// [`Event::Arrive`] must be followed by [`EventQueue::next_arrival`] for its line before the
+    /// next pop.
     #[inline]
     pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
         // The array's sentinel when it holds nothing: no test for an empty array.
@@ -267,7 +270,7 @@ impl EventQueue {
 
     /// After the arrival of the head of delay `line`: schedules the line's next head, `next`
     /// (its arrival time and reserved place), if it has one. For the lines whose heads are kept
-    /// apart ([`Heads`]) this also removes the head that arrived, so it must follow that
+    /// apart (`Heads`) this also removes the head that arrived, so it must follow that
     /// arrival's pop before the next pop.
     #[inline(always)]
     pub fn next_arrival(&mut self, line: u32, next: Option<(Instant, u64)>) {
