@@ -91,6 +91,7 @@ impl Stored {
             retransmission: self.retransmission,
             mark: self.mark,
             options: self.options,
+            pad: 0,
             sack,
         }
     }
