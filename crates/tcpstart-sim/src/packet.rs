@@ -109,6 +109,10 @@ pub struct Packet {
     /// Sender-side mark read by a receiver hook (see `tcpstart_cc::ReceiverHook`).
     pub mark: u8,
     pub(crate) options: u8,
+    /// Always zero: a byte of its own where the layout had padding. A packet built in place
+    /// from `Packet::default()` then gets its blocks as stored zeros; with a padding byte before
+    /// them, the compiler built the default on the stack and copied its last 65 bytes over.
+    pub(crate) pad: u8,
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
 }
 

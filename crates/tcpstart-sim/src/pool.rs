@@ -11,8 +11,8 @@
 //! 64 bytes where a `Packet` takes 128). Only ACKs carry SACK blocks, and only while the receiver
 //! holds data out of order; those blocks wait in a side slab of their own, touched only for such
 //! packets. At its peak B1's pool held 1 MB of packets, the size of the second-level cache, and
-//! B4's several MB; they take half that now. [`PacketPool::get`] and [`PacketPool::remove`] give
-//! back the whole `Packet`, equal to the one stored.
+//! B4's several MB; they take half that now. [`PacketPool::get`], [`PacketPool::read`] and
+//! [`PacketPool::remove`] give back the whole `Packet`, equal to the one stored.
 
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
 
@@ -91,6 +91,7 @@ impl Stored {
             retransmission: self.retransmission,
             mark: self.mark,
             options: self.options,
+            pad: 0,
             sack,
         }
     }
@@ -147,8 +148,10 @@ impl PacketPool {
         self.read(slot)
     }
 
+    /// The packet in `slot`, which stays stored. Inlined always: a caller that only reads some
+    /// fields of the result loads only those.
     #[inline(always)]
-    fn read(&self, slot: u32) -> Packet {
+    pub fn read(&self, slot: u32) -> Packet {
         let stored = &self.slots[slot as usize];
         // The blocks filled in apart, after the whole copy: with the copy in two branches, the
         // compiler moved the packet field by field instead of in 16-byte pieces.

@@ -525,14 +525,17 @@ impl Simulation {
         }
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.before(now, flow, || sender.sample());
-        // The packet's slot is freed before anything is sent, so the reply may take it.
-        let pkt = &self.pool.remove(slot);
+        // The packet is read in its slot by the host (`read`, inlined with the host's handler:
+        // the compiler then loads only the fields the host reads, where a packet taken out of
+        // the pool first was copied whole to the stack), and the slot is freed after, before
+        // anything is sent, so the reply may take it.
         match dir {
             Direction::Forward => {
                 if let Some(tr) = self.packet_trace.as_mut() {
-                    tr.record(now, PacketEvent::Arrive, pkt, None);
+                    tr.record(now, PacketEvent::Arrive, &self.pool.get(slot), None);
                 }
-                let ack = self.conns[flow as usize].receiver.on_packet(now, pkt);
+                let ack = self.conns[flow as usize].receiver.on_packet(now, &self.pool.read(slot));
+                self.pool.free(slot);
                 if let Some(ack) = ack {
                     self.send_from_host(now, Direction::Reverse, flow, &ack);
                 }
@@ -540,12 +543,13 @@ impl Simulation {
             }
             Direction::Reverse => {
                 if let Some(tr) = self.packet_trace.as_mut() {
-                    if pkt.kind == PacketKind::Ack {
-                        tr.record(now, PacketEvent::AckArrive, pkt, None);
+                    if self.pool.route(slot).kind == PacketKind::Ack {
+                        tr.record(now, PacketEvent::AckArrive, &self.pool.get(slot), None);
                     }
                 }
                 let mut out = std::mem::take(&mut self.scratch);
-                self.conns[flow as usize].sender.on_packet(now, pkt, &mut out);
+                self.conns[flow as usize].sender.on_packet(now, &self.pool.read(slot), &mut out);
+                self.pool.free(slot);
                 self.after_sender(now, flow, &mut out);
                 self.scratch = out;
             }
