@@ -142,7 +142,7 @@ impl Eq for Entry {}
 /// timers, which rarely fire (every ACK re-arms the retransmission timer without a new entry) and,
 /// being far in the future, sat at the bottom of a shared heap, where every removal of the minimum
 /// took one of them from the last place to the root and sank it back through every level. The
-/// packet events have a [`PacketArray`] of their own, the rest a heap; both share the sequence
+/// packet events have a `PacketArray` of their own, the rest a heap; both share the sequence
 /// numbers and the smaller of their two minima is taken, so entries leave in exactly the order of
 /// a single queue. When many packet events are pending (hundreds of busy links), they go to a heap
 /// of their own beside the other one, until few are left again. The heads of the first delay lines
