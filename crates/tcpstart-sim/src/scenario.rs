@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
+use std::sync::OnceLock;
 
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -145,7 +146,7 @@ pub struct RawAckCompression {
     pub interval: Option<Quantity>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTcp {
     pub mss: Option<u32>,
@@ -491,19 +492,68 @@ fn time(
         }
         Quantity::Text(t) => parse_time(t).map_err(|m| ScenarioError::new(field, m))?,
     };
+    time_within(field, d, &q.text(), min, max)
+}
+
+/// `d`, written `given`, if it lies in [min, max].
+fn time_within(
+    field: &(impl Display + ?Sized),
+    d: Duration,
+    given: &str,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, ScenarioError> {
     if d < min || d > max {
-        return Err(ScenarioError::new(field, format!("must be between {min:?} and {max:?}, got {}", q.text())));
+        return Err(ScenarioError::new(field, format!("must be between {min:?} and {max:?}, got {given}")));
     }
     Ok(d)
 }
+
+/// A default written as a user would write it and parsed once per process: resolving the TCP
+/// settings parsed every default again for the scenario and for each flow, a tenth of the core
+/// call's cost around a small run (docs/performance.md, "Thirteenth round: B5's overhead").
+struct TextDefault<T: 'static> {
+    text: &'static str,
+    parse: fn(&str) -> Result<T, String>,
+    value: OnceLock<T>,
+}
+
+impl<T: Copy> TextDefault<T> {
+    const fn new(text: &'static str, parse: fn(&str) -> Result<T, String>) -> Self {
+        Self { text, parse, value: OnceLock::new() }
+    }
+
+    fn get(&self) -> T {
+        *self.value.get_or_init(|| (self.parse)(self.text).expect("a built-in default parses"))
+    }
+}
+
+static RTO_INITIAL: TextDefault<Duration> = TextDefault::new("1s", parse_time);
+static RTO_MIN: TextDefault<Duration> = TextDefault::new("1s", parse_time);
+static RTO_MAX: TextDefault<Duration> = TextDefault::new("60s", parse_time);
+static DELACK_TIMEOUT: TextDefault<Duration> = TextDefault::new("200ms", parse_time);
+static CLOCK_GRANULARITY: TextDefault<Duration> = TextDefault::new("1ms", parse_time);
+static CLOCK_TICK: TextDefault<Duration> = TextDefault::new("0s", parse_time);
+static RCV_BUF: TextDefault<f64> = TextDefault::new("16MB", parse_bytes);
 
 fn bytes(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
     let v = match q {
         Quantity::Number(n) => *n,
         Quantity::Text(t) => parse_bytes(t).map_err(|m| ScenarioError::new(field, m))?,
     };
+    bytes_within(field, v, &q.text(), min, max)
+}
+
+/// `v` bytes, written `given`, rounded if they lie in [min, max].
+fn bytes_within(
+    field: &(impl Display + ?Sized),
+    v: f64,
+    given: &str,
+    min: f64,
+    max: f64,
+) -> Result<u64, ScenarioError> {
     if !(v >= min && v <= max) {
-        return Err(ScenarioError::new(field, format!("must be between {min} and {max} bytes, got {}", q.text())));
+        return Err(ScenarioError::new(field, format!("must be between {min} and {max} bytes, got {given}")));
     }
     Ok(v.round() as u64)
 }
@@ -573,8 +623,10 @@ impl RawTcp {
     pub(crate) fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
         // Resolved for every flow: the field paths are only written out for an error.
         let f = |name: &'static str| Field(at, name);
-        let t = |name: &'static str, q: &Option<Quantity>, default: &str, min: Duration, max: Duration| {
-            time(&f(name), q.as_ref().unwrap_or(&Quantity::Text(default.into())), min, max)
+        let t = |name: &'static str, q: &Option<Quantity>, default: &TextDefault<Duration>, min, max| match q {
+            Some(q) => time(&f(name), q, min, max),
+            // Checked all the same: the default rto_max is too small for an rto_min above it.
+            None => time_within(&f(name), default.get(), default.text, min, max),
         };
         let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
         let initial_window = match &self.initial_window {
@@ -597,8 +649,8 @@ impl RawTcp {
             Some(Quantity::Number(n)) => in_range(&f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
             Some(q) => bytes(&f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
         };
-        let rto_min = t("rto_min", &self.rto_min, "1s", Duration::from_micros(1), MAX_TIME)?;
-        let rto_max = t("rto_max", &self.rto_max, "60s", rto_min, MAX_TIME)?;
+        let rto_min = t("rto_min", &self.rto_min, &RTO_MIN, Duration::from_micros(1), MAX_TIME)?;
+        let rto_max = t("rto_max", &self.rto_max, &RTO_MAX, rto_min, MAX_TIME)?;
         let sack = self.sack.unwrap_or(true);
         Ok(TcpConfig {
             mss,
@@ -607,33 +659,31 @@ impl RawTcp {
             sack,
             timestamps: self.timestamps.unwrap_or(true),
             window_scaling: self.window_scaling.unwrap_or(true),
-            rcv_buf: bytes(
-                &f("rcv_buf"),
-                self.rcv_buf.as_ref().unwrap_or(&Quantity::Text("16MB".into())),
-                mss as f64,
-                1e12,
-            )?,
+            rcv_buf: match &self.rcv_buf {
+                Some(q) => bytes(&f("rcv_buf"), q, mss as f64, 1e12)?,
+                None => bytes_within(&f("rcv_buf"), RCV_BUF.get(), RCV_BUF.text, mss as f64, 1e12)?,
+            },
             delayed_ack: self.delayed_ack.unwrap_or(true),
             delack_count: in_range(&f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
             delack_timeout: t(
                 "delack_timeout",
                 &self.delack_timeout,
-                "200ms",
+                &DELACK_TIMEOUT,
                 Duration::from_micros(1),
                 Duration::from_millis(500),
             )?,
             quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
-            rto_initial: t("rto_initial", &self.rto_initial, "1s", Duration::from_micros(1), MAX_TIME)?,
+            rto_initial: t("rto_initial", &self.rto_initial, &RTO_INITIAL, Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
             clock_granularity: t(
                 "clock_granularity",
                 &self.clock_granularity,
-                "1ms",
+                &CLOCK_GRANULARITY,
                 Duration::ZERO,
                 Duration::from_secs(1),
             )?,
-            clock_tick: t("clock_tick", &self.clock_tick, "0s", Duration::ZERO, Duration::from_secs(1))?,
+            clock_tick: t("clock_tick", &self.clock_tick, &CLOCK_TICK, Duration::ZERO, Duration::from_secs(1))?,
             fast_retransmit: self.fast_retransmit.unwrap_or(true),
             limited_transmit: self.limited_transmit.unwrap_or(true),
             dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
@@ -961,7 +1011,12 @@ impl RawScenario {
                     d.sort_unstable();
                     d
                 },
-                tcp: raw.tcp.over(&self.tcp).resolve(&format!("{at}.tcp"))?,
+                // A flow without TCP settings of its own has the scenario's, resolved above.
+                tcp: if raw.tcp == RawTcp::default() {
+                    base_tcp.clone()
+                } else {
+                    raw.tcp.over(&self.tcp).resolve(&format!("{at}.tcp"))?
+                },
                 host: 0,
                 direction: direction(&format!("{at}.direction"), &raw.direction)?,
                 page: None,
@@ -1305,5 +1360,28 @@ mod tests {
         assert_eq!(default_trace_interval(Some(Duration::from_secs(5))), Duration::from_millis(1));
         assert_eq!(default_trace_interval(Some(Duration::from_secs(30))), Duration::from_millis(3));
         assert_eq!(default_trace_interval(Some(Duration::from_secs(300))), Duration::from_millis(30));
+    }
+
+    #[test]
+    fn tcp_defaults_and_a_flows_own_settings() {
+        let s = crate::scenario::from_json(
+            r#"{"network": {"rate": "10Mbps", "rtt": "100ms"}, "tcp": {"mss": 1000},
+                "flows": [{"size": 1000}, {"size": 1000, "tcp": {"rto_min": "200ms", "rcv_buf": "1MB"}}]}"#,
+        )
+        .unwrap();
+        let (plain, own) = (&s.flows[0].tcp, &s.flows[1].tcp);
+        // RFC 6298's 1 s initial and minimum RTO, Linux's 200 ms delayed-ACK timeout, 16 MB buffer.
+        assert_eq!(plain.mss, 1000);
+        assert_eq!(
+            (plain.rto_initial, plain.rto_min, plain.rto_max),
+            (Duration::from_secs(1), Duration::from_secs(1), Duration::from_secs(60))
+        );
+        assert_eq!(
+            (plain.delack_timeout, plain.clock_granularity, plain.clock_tick),
+            (Duration::from_millis(200), Duration::from_millis(1), Duration::ZERO)
+        );
+        assert_eq!(plain.rcv_buf, 16_000_000);
+        assert_eq!((own.mss, own.rto_min, own.rcv_buf), (1000, Duration::from_millis(200), 1_000_000));
+        assert_eq!((own.rto_initial, own.rto_max), (plain.rto_initial, plain.rto_max));
     }
 }

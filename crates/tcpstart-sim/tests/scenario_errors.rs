@@ -159,3 +159,12 @@ fn web_workloads_are_checked() {
         assert!(e.starts_with(expected), "{extra}: {e}");
     }
 }
+
+#[test]
+fn a_default_out_of_range_is_named_as_written() {
+    // rto_max defaults to 60 s, below an rto_min of 100 s: the default is checked like a value given.
+    let e = error(&format!(r#"{{{NET}, "tcp": {{"rto_min": "100s"}}, "flows": [{{"size": 1000}}]}}"#));
+    assert_eq!(e, "tcp.rto_max: must be between 100s and 100000s, got 60s");
+    let e = error(&format!(r#"{{{NET}, "flows": [{{"size": 1000, "tcp": {{"rto_min": "100s"}}}}]}}"#));
+    assert_eq!(e, "flows[0].tcp.rto_max: must be between 100s and 100000s, got 60s");
+}
