@@ -514,7 +514,10 @@ impl Encoder {
 /// last is full. A series grows for as long as the run lasts, and a vector doubling in the
 /// allocator's heap leaves each outgrown buffer behind, resident and mostly unused: B1's native
 /// peak RSS at 300 s was 0.2 MB higher with the series in one vector (docs/performance.md,
-/// "Twelfth round").
+/// "Twelfth round"). The first block starts small and doubles up to the full size (copied a few
+/// times, within a block's size in all): a short run's series take a few kB, not 32 kB each,
+/// which a sweep of small runs allocates, keeps and frees by the thousand (docs/performance.md,
+/// "Thirteenth round: B5's overhead").
 #[derive(Debug, Default)]
 struct Blocks {
     blocks: Vec<Vec<u8>>,
@@ -523,6 +526,8 @@ struct Blocks {
 impl Blocks {
     /// Bytes a block holds: a multiple of the eight written at a time.
     const BLOCK: usize = 32 * 1024;
+    /// The first block's first capacity: doubling from it reaches `BLOCK` exactly.
+    const FIRST: usize = 1024;
 
     #[inline]
     fn push(&mut self, word: [u8; 8]) {
@@ -534,7 +539,8 @@ impl Blocks {
 
     #[cold]
     fn new_block(&mut self, word: [u8; 8]) {
-        let mut block = Vec::with_capacity(Self::BLOCK);
+        let size = if self.blocks.is_empty() { Self::FIRST } else { Self::BLOCK };
+        let mut block = Vec::with_capacity(size);
         block.extend_from_slice(&word);
         self.blocks.push(block);
     }
@@ -544,6 +550,9 @@ impl Blocks {
         self.blocks.iter().map(Vec::len).sum()
     }
 }
+
+// Doubling from `FIRST` must land on `BLOCK`, or the first block would outgrow the others.
+const _: () = assert!(Blocks::BLOCK % Blocks::FIRST == 0 && (Blocks::BLOCK / Blocks::FIRST).is_power_of_two());
 
 /// Reads what an `Encoder` wrote, the bits it has not stored yet included, from a contiguous copy
 /// of its bytes (made once per read of the whole series, which the table built from it dwarfs).
