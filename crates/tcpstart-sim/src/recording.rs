@@ -517,7 +517,7 @@ impl Encoder {
 /// "Twelfth round"). The first block starts small and doubles up to the full size (copied a few
 /// times, within a block's size in all): a short run's series take a few kB, not 32 kB each,
 /// which a sweep of small runs allocates, keeps and frees by the thousand (docs/performance.md,
-/// "Thirteenth round: B5's overhead").
+/// "Thirteenth round: B5's overhead after the faster core").
 #[derive(Debug, Default)]
 struct Blocks {
     blocks: Vec<Vec<u8>>,
@@ -552,7 +552,7 @@ impl Blocks {
 }
 
 // Doubling from `FIRST` must land on `BLOCK`, or the first block would outgrow the others.
-const _: () = assert!(Blocks::BLOCK % Blocks::FIRST == 0 && (Blocks::BLOCK / Blocks::FIRST).is_power_of_two());
+const _: () = assert!(Blocks::BLOCK.is_multiple_of(Blocks::FIRST) && (Blocks::BLOCK / Blocks::FIRST).is_power_of_two());
 
 /// Reads what an `Encoder` wrote, the bits it has not stored yet included, from a contiguous copy
 /// of its bytes (made once per read of the whole series, which the table built from it dwarfs).
