@@ -22,6 +22,18 @@ use tcpstart_cc::Instant;
 use crate::tcp::delivery_rate::TxState;
 use crate::tcp::sacked::SackedRanges;
 
+/// Appends to one of a scoreboard's deques, which when full grows by a quarter rather than
+/// doubling. Its capacity follows the largest window its flow ever reaches, and the peak memory
+/// of a long run with it: doubled, a flow whose window passed 1024 segments for a moment held
+/// 2048 for the rest of the run (B1 at 300 s: five of ten flows, 123 KB more than at 30 s).
+#[inline]
+fn push_grown<T>(q: &mut VecDeque<T>, item: T) {
+    if q.len() == q.capacity() {
+        q.reserve_exact(q.capacity() / 4 + 16);
+    }
+    q.push_back(item);
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Segment {
     pub seq: u64,
@@ -133,17 +145,12 @@ impl Scoreboard {
 
     pub fn push_new(&mut self, seq: u64, len: u32, now: Instant, tx: TxState) {
         debug_assert!(self.segs.back().is_none_or(|s| s.seq + s.len as u64 == seq));
-        self.segs.push_back(Segment {
-            seq,
-            len,
-            sent: now,
-            retransmitted: false,
-            sacked: false,
-            lost: false,
-            copies: 1,
-        });
+        push_grown(
+            &mut self.segs,
+            Segment { seq, len, sent: now, retransmitted: false, sacked: false, lost: false, copies: 1 },
+        );
         if self.keeps_tx {
-            self.txs.push_back(tx);
+            push_grown(&mut self.txs, tx);
         }
         self.in_flight += len as u64;
     }
@@ -321,6 +328,22 @@ mod tests {
             b.push_new(i * MSS as u64, MSS, Instant(i), TxState::default());
         }
         b
+    }
+
+    #[test]
+    fn a_window_just_past_a_power_of_two_does_not_double_the_capacity() {
+        for keeps_tx in [false, true] {
+            let mut b = Scoreboard::new(MSS, keeps_tx);
+            for i in 0..1100 {
+                b.push_new(i * MSS as u64, MSS, Instant(i), TxState::default());
+            }
+            // Doubling would hold 2048 of each; growing by a quarter at most 1.25 x 1100 + 16.
+            assert!((1100..=1391).contains(&b.segs.capacity()), "segments: {}", b.segs.capacity());
+            if keeps_tx {
+                assert!((1100..=1391).contains(&b.txs.capacity()), "snapshots: {}", b.txs.capacity());
+            }
+            assert_eq!(b.segs.len(), 1100);
+        }
     }
 
     #[test]
