@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
-use std::sync::OnceLock;
 
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
@@ -509,33 +508,23 @@ fn time_within(
     Ok(d)
 }
 
-/// A default written as a user would write it and parsed once per process: resolving the TCP
-/// settings parsed every default again for the scenario and for each flow, a tenth of the core
-/// call's cost around a small run (docs/performance.md, "Thirteenth round: B5's overhead after
-/// the faster core").
-struct TextDefault<T: 'static> {
+/// A built-in time default, with the text an error shows for it. Held as a value: parsing each
+/// default from its text for the scenario and for every flow was a tenth of the core call's cost
+/// around a small run (docs/performance.md, "Thirteenth round: B5's overhead after the faster
+/// core").
+struct TimeDefault {
+    value: Duration,
     text: &'static str,
-    parse: fn(&str) -> Result<T, String>,
-    value: OnceLock<T>,
 }
 
-impl<T: Copy> TextDefault<T> {
-    const fn new(text: &'static str, parse: fn(&str) -> Result<T, String>) -> Self {
-        Self { text, parse, value: OnceLock::new() }
-    }
-
-    fn get(&self) -> T {
-        *self.value.get_or_init(|| (self.parse)(self.text).expect("a built-in default parses"))
-    }
-}
-
-static RTO_INITIAL: TextDefault<Duration> = TextDefault::new("1s", parse_time);
-static RTO_MIN: TextDefault<Duration> = TextDefault::new("1s", parse_time);
-static RTO_MAX: TextDefault<Duration> = TextDefault::new("60s", parse_time);
-static DELACK_TIMEOUT: TextDefault<Duration> = TextDefault::new("200ms", parse_time);
-static CLOCK_GRANULARITY: TextDefault<Duration> = TextDefault::new("1ms", parse_time);
-static CLOCK_TICK: TextDefault<Duration> = TextDefault::new("0s", parse_time);
-static RCV_BUF: TextDefault<f64> = TextDefault::new("16MB", parse_bytes);
+const RTO_INITIAL: TimeDefault = TimeDefault { value: Duration::from_secs(1), text: "1s" };
+const RTO_MIN: TimeDefault = TimeDefault { value: Duration::from_secs(1), text: "1s" };
+const RTO_MAX: TimeDefault = TimeDefault { value: Duration::from_secs(60), text: "60s" };
+const DELACK_TIMEOUT: TimeDefault = TimeDefault { value: Duration::from_millis(200), text: "200ms" };
+const CLOCK_GRANULARITY: TimeDefault = TimeDefault { value: Duration::from_millis(1), text: "1ms" };
+const CLOCK_TICK: TimeDefault = TimeDefault { value: Duration::ZERO, text: "0s" };
+/// 16 MB.
+const RCV_BUF: u64 = 16_000_000;
 
 fn bytes(field: &(impl Display + ?Sized), q: &Quantity, min: f64, max: f64) -> Result<u64, ScenarioError> {
     let v = match q {
@@ -613,10 +602,10 @@ impl RawTcp {
     pub(crate) fn resolve(&self, at: &str) -> Result<TcpConfig, ScenarioError> {
         // Resolved for every flow: the field paths are only written out for an error.
         let f = |name: &'static str| Field(at, name);
-        let t = |name: &'static str, q: &Option<Quantity>, default: &TextDefault<Duration>, min, max| match q {
+        let t = |name: &'static str, q: &Option<Quantity>, default: &TimeDefault, min, max| match q {
             Some(q) => time(&f(name), q, min, max),
             // Checked all the same: the default rto_max is too small for an rto_min above it.
-            None => time_within(&f(name), default.get(), default.text, min, max),
+            None => time_within(&f(name), default.value, default.text, min, max),
         };
         let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
         let initial_window = match &self.initial_window {
@@ -652,7 +641,7 @@ impl RawTcp {
             rcv_buf: match &self.rcv_buf {
                 Some(q) => bytes(&f("rcv_buf"), q, mss as f64, 1e12)?,
                 // Within the range whatever the MSS: it is at most 65 000 bytes.
-                None => RCV_BUF.get() as u64,
+                None => RCV_BUF,
             },
             delayed_ack: self.delayed_ack.unwrap_or(true),
             delack_count: in_range(&f("delack_count"), self.delack_count.unwrap_or(2), 1, 64)?,
