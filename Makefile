@@ -20,7 +20,7 @@ bench: ## B1-B4 natively, each in its own process: wall, packets and events per 
 	cargo run --profile release-lto -p tcpstart-sim --example bench -- B1 B2 B3 B4
 
 crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs/validation.md
-	$(PYTHON) -m tcpstart crosscheck
+	$(PYTHON) -m tcpstart crosscheck --docs docs
 
 # llvm-profdata of the active toolchain (rustup component llvm-tools).
 LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata

@@ -157,8 +157,8 @@ def test_save_and_load(tmp_path: Path) -> None:
 def test_failed_save_leaves_the_old_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     res = ts.run(SMALL)
     target = tmp_path / "res"
-    target.mkdir()
-    (target / "old.txt").write_text("keep me")
+    res.save(target)
+    before = sorted(p.name for p in target.iterdir())
 
     def half_write(self: ts.Result, directory: Path) -> None:
         (directory / "summary.json").write_text("{")
@@ -168,7 +168,8 @@ def test_failed_save_leaves_the_old_folder(tmp_path: Path, monkeypatch: pytest.M
     with pytest.raises(OSError, match="disk full"):
         res.save(target)
     assert [p.name for p in tmp_path.iterdir()] == ["res"]
-    assert [p.name for p in target.iterdir()] == ["old.txt"]
+    assert sorted(p.name for p in target.iterdir()) == before
+    assert ts.Result.load(target).raw_summary["flows"] == res.raw_summary["flows"]
 
 
 def test_plots() -> None:

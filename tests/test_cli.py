@@ -17,6 +17,7 @@ def test_run_writes_results(cli, tmp_path: Path) -> None:
     assert status == 0, err
     files = sorted(p.name for p in (tmp_path / "res").iterdir())
     assert files == [
+        ".tcpstart-result",
         "bottleneck.pcap",
         "flows.parquet",
         "packets.parquet",
@@ -28,16 +29,6 @@ def test_run_writes_results(cli, tmp_path: Path) -> None:
     assert summary["flows"][0]["completed"]
     assert pl.read_parquet(tmp_path / "res/packets.parquet").height > 0
     assert "newreno" in out and "res/" in out
-
-
-def test_run_replaces_an_old_result_folder(cli, tmp_path: Path) -> None:
-    (tmp_path / "res").mkdir()
-    (tmp_path / "res/stale.txt").write_text("from an earlier run")
-    status, _, err = cli("run", SCENARIOS / "dumbbell-newreno.toml", "--out", "res")
-    assert status == 0, err
-    assert not (tmp_path / "res/stale.txt").exists()
-    assert (tmp_path / "res/summary.json").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"], "temporary folders left behind"
 
 
 def test_run_default_folder_is_named_after_the_scenario(cli, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The ns-3 cross-check, quick subset: tcpstart must stay within 5% of ns-3 on these cases.
 
 Needs ns-3 (`pip install ns3==3.44.post0`) and a C++ compiler; without them the ns-3 tests are
-skipped with the reason. The full matrix and its report: `tcpstart crosscheck` (docs/validation.md).
+skipped with the reason. The full matrix and its report: `tcpstart crosscheck --docs docs` (docs/validation.md).
 """
 
 from __future__ import annotations

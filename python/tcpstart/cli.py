@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tcpstart import plot
-from tcpstart._files import atomic_directory
+from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result
@@ -167,13 +167,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except ScenarioError as e:
             raise _compare_error(e, scenario) from None
 
+    default = f"tcpstart-out/compare-{_slug(args.rate)}-{_slug(args.rtt)}-{_slug(args.size)}"
+    out = Path(args.out or default + ("-shared" if args.shared else ""))
+    check_output_folder(out)
+
     how = "sharing one bottleneck" if args.shared else "one run each"
     console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}")
     results = {name: run(s) for name, s in scenarios.items()}
     rows = _compare_rows(results)
 
-    default = f"tcpstart-out/compare-{_slug(args.rate)}-{_slug(args.rtt)}-{_slug(args.size)}"
-    out = Path(args.out or default + ("-shared" if args.shared else ""))
     with atomic_directory(out) as tmp:
         pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp / "compare.csv")
         for name, result in results.items():
@@ -250,9 +252,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             trace["packets"] = True
         if args.pcap and isinstance(trace.get("pcap", []), list):
             trace["pcap"] = list(dict.fromkeys([*trace.get("pcap", []), *args.pcap]))
+    out = Path(args.out or f"tcpstart-out/{Path(args.scenario).stem}")
+    check_output_folder(out)
     with _in_file(args.scenario):
         result = run(scenario)
-    out = Path(args.out or f"tcpstart-out/{Path(args.scenario).stem}")
     result.save(out)
     many = len(result.raw_summary["flows"]) > MAX_FLOW_ROWS or result.raw_summary["udp"]
     console.print(_class_table(result) if many else _summary_table(result))
@@ -300,6 +303,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for name in todo:
         reproduce.reproducer(name)  # an unknown name fails before anything runs
     root = Path(args.out or "tcpstart-out/reproduce")
+    for name in todo:
+        check_output_folder(root / name)
     verdicts = _table("paper", "source", "claim", "verdict")
     for name in todo:
         console.print(f"[bold]{name}[/bold]{' (quick)' if args.quick else ''}")

@@ -14,6 +14,7 @@ import polars as pl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from tcpstart._files import MARKER, add_to_marker, check_own_files
 from tcpstart.results import Result
 
 KINDS = ("cwnd", "inflight", "rtt", "seq", "queue")
@@ -121,9 +122,12 @@ def plot_dir(directory: str | os.PathLike[str]) -> list[Path]:
     """Draws every kind of plot for a saved result folder into it as <kind>.png."""
     d = Path(directory)
     result = Result.load(d)
+    check_own_files(d, [d / f"{kind}.png" for kind in KINDS])
     written = []
     for kind in KINDS:
         path = d / f"{kind}.png"
         result.plot(kind).savefig(path, dpi=120)
         written.append(path)
+    if (d / MARKER).exists():
+        add_to_marker(d, written)
     return written

@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tcpstart._files import atomic_directory, check_output_folder
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("crosscheck", help="run the scenario matrix in tcpstart and in ns-3 and compare them")
@@ -21,7 +23,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--from-results", metavar="JSON",
                    help="redo the report from a crosscheck.json of an earlier run instead of running")
     p.add_argument("--docs", metavar="DIR",
-                   help="where validation.md and validation/*.png go (default: docs, or only --out with --quick)")
+                   help="also write validation.md and validation/*.png here (the repository's report: --docs docs)")
     p.set_defaults(func=run_command)
 
 
@@ -65,17 +67,15 @@ def run_command(args: argparse.Namespace) -> int:
     from tcpstart.crosscheck.report import run_matrix
 
     out = Path(args.out)
-    if args.from_results:
-        results = load_raw(Path(args.from_results))
-    else:
-        results = run_matrix(cases, algos, progress)
-        save_raw(results, out)
-    command = "tcpstart crosscheck" + (" --quick" if args.quick else "")
-    write_report(results, out / "validation.md", out / "validation", command)
-    docs = args.docs or (None if args.quick else "docs")
-    if docs:
-        write_report(results, Path(docs) / "validation.md", Path(docs) / "validation", command)
-        print(f"wrote {Path(docs) / 'validation.md'}")
+    check_output_folder(out)
+    results = load_raw(Path(args.from_results)) if args.from_results else run_matrix(cases, algos, progress)
+    command = "tcpstart crosscheck" + (" --quick" if args.quick else "") + (f" --docs {args.docs}" if args.docs else "")
+    with atomic_directory(out) as tmp:
+        save_raw(results, tmp)
+        write_report(results, tmp / "validation.md", tmp / "validation", command)
+    if args.docs:
+        write_report(results, Path(args.docs) / "validation.md", Path(args.docs) / "validation", command)
+        print(f"wrote {Path(args.docs) / 'validation.md'}")
     print(f"raw results and report in {out}")
     return 0
 
