@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -32,22 +33,41 @@ def _note(text: str) -> None:
     print(f"tcpstart build: {text}", file=sys.stderr)
 
 
-def _use_profile() -> None:
-    """Adds the profile to RUSTFLAGS when it exists and was made by this rustc."""
+def _git(*args: str) -> Optional[str]:
+    try:
+        run = subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
+def _record_build(pgo: bool) -> None:
+    """Hands the commit and the use of PGO to the core (`_core.__build__`), for provenance.
+
+    The core reads TCPSTART_BUILD_INFO at compile time; a new commit rebuilds the Python glue.
+    """
+    commit = _git("rev-parse", "HEAD")
+    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    info = {"git_commit": commit, "git_dirty": bool(dirty) if dirty is not None else None, "pgo": pgo}
+    os.environ["TCPSTART_BUILD_INFO"] = json.dumps(info, sort_keys=True)
+
+
+def _use_profile() -> bool:
+    """Adds the profile to RUSTFLAGS when it exists and was made by this rustc; True if it did."""
     if os.environ.get("TCPSTART_PGO", "1") == "0":
         _note("TCPSTART_PGO=0: building without the PGO profile")
-        return
+        return False
     if not PROFILE.exists() or not TOOLCHAIN.exists():
         _note("no PGO profile in this source tree: building without it")
-        return
+        return False
     try:
         rustc = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         _note(f"cannot ask rustc its version ({e}): building without the PGO profile")
-        return
+        return False
     if rustc.strip() != TOOLCHAIN.read_text().strip():
         _note("the PGO profile was made with another rustc (pgo/rustc-vV.txt): building without it")
-        return
+        return False
     # Named by its content: cargo rebuilds when RUSTFLAGS change, not when a file they name does.
     digest = hashlib.sha256(PROFILE.read_bytes()).hexdigest()[:16]
     unpacked = HERE.parent / "target" / "pgo" / f"tcpstart-{digest}.profdata"
@@ -60,6 +80,7 @@ def _use_profile() -> None:
     flags = os.environ.get("RUSTFLAGS", "")
     os.environ["RUSTFLAGS"] = f"{flags} -Cprofile-use={unpacked}".strip()
     _note(f"building with the PGO profile {PROFILE.name}")
+    return True
 
 
 def _with_profile(hook: Callable[..., str]) -> Callable[..., str]:
@@ -70,7 +91,7 @@ def _with_profile(hook: Callable[..., str]) -> Callable[..., str]:
         config_settings: Optional[dict[str, Any]] = None,
         metadata_directory: Optional[str] = None,
     ) -> str:
-        _use_profile()
+        _record_build(_use_profile())
         return hook(wheel_directory, config_settings, metadata_directory)
 
     return build

@@ -20,22 +20,25 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from tcpstart._core import __version__
+
 if TYPE_CHECKING:
-    from tcpstart.batch import run_many
-    from tcpstart.results import Result
-    from tcpstart.simulate import algorithms, run
+    # `X as X`: the names type checkers see as exported (mypy --strict, pyright).
+    from tcpstart.batch import run_many as run_many
+    from tcpstart.results import Result as Result
+    from tcpstart.simulate import algorithms as algorithms, run as run
     from tcpstart.scenario import (
-        AckCompression,
-        Aqm,
-        Dumbbell,
-        Flow,
-        Scenario,
-        ScenarioError,
-        Tcp,
-        Trace,
-        Udp,
-        Web,
-        load_scenario,
+        AckCompression as AckCompression,
+        Aqm as Aqm,
+        Dumbbell as Dumbbell,
+        Flow as Flow,
+        Scenario as Scenario,
+        ScenarioError as ScenarioError,
+        Tcp as Tcp,
+        Trace as Trace,
+        Udp as Udp,
+        Web as Web,
+        load_scenario as load_scenario,
     )
 
 # Name -> module. Loaded on first use, so that `import tcpstart._core` (the benchmarks' child
@@ -59,7 +62,12 @@ _EXPORTS = {
     "run_many": "tcpstart.batch",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __dir__() -> list[str]:
+    """What tab completion offers: the public names, not the module's imports."""
+    return list(__all__)
 
 
 def __getattr__(name: str) -> Any:

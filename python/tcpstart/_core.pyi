@@ -34,5 +34,10 @@ class Run:
     def pcaps(self) -> dict[str, bytes]:
         """The pcap files by link name."""
 
+__version__: str
+__build__: str
+"""JSON object from the build backend: git_commit, git_dirty, pgo ("{}" when built otherwise)."""
+__debug_build__: bool
+
 def algorithms() -> str:
     """JSON list of the algorithms: name, summary, reference and params with default/min/max."""

@@ -6,6 +6,7 @@ is involved: they save with `fig.savefig(...)` anywhere and display in notebooks
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Iterator, Mapping, Optional
@@ -20,8 +21,20 @@ from tcpstart.results import Result
 KINDS = ("cwnd", "inflight", "rtt", "seq", "queue")
 
 
+class InlineFigure(Figure):
+    """A Figure that shows itself in a notebook, with or without `%matplotlib inline` first.
+
+    Figures made without pyplot have no backend to display them; IPython asks for `_repr_png_`.
+    """
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=100)
+        return buf.getvalue()
+
+
 def _axes(title: str, ylabel: str) -> tuple[Figure, Axes]:
-    fig = Figure(figsize=(8, 4.5), layout="constrained")
+    fig = InlineFigure(figsize=(8, 4.5), layout="constrained")
     ax = fig.add_subplot()
     ax.set_title(title)
     ax.set_xlabel("time (s)")

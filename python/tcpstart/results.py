@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from pathlib import Path
@@ -11,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from tcpstart._files import atomic_directory
+from tcpstart.provenance import describe, provenance
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -76,6 +78,29 @@ def _rows(rows: list[dict[str, Any]], first: tuple[str, ...]) -> pl.DataFrame:
     # JSON objects arrive with sorted keys; the identifying columns read best on the left.
     df = pl.DataFrame(rows, infer_schema_length=None)
     return df.select(*[c for c in first if c in df.columns], pl.exclude(first))
+
+
+_REPR_FLOWS = 8
+_REPR_COLUMNS = ("id", "algorithm", "completed", "completion_time", "goodput_bps", "retransmissions", "drops")
+_PLOT_KINDS = ("cwnd", "inflight", "rtt", "seq", "queue")
+
+
+def _scenario_line(scenario: Optional[Dict[str, Any]]) -> str:
+    """The path in the user's own units, e.g. '20Mbps, 200ms RTT, 1bdp queue, seed 1'."""
+    if not scenario:
+        return "scenario not recorded"
+    net = scenario.get("network") or {}
+    parts = [str(net[k]) + suffix for k, suffix in (("rate", ""), ("rtt", " RTT"), ("delay", " one-way"), ("queue", " queue")) if k in net]
+    if "seed" in scenario:
+        parts.append(f"seed {scenario['seed']}")
+    return ", ".join(parts) or "default network"
+
+
+def _flow_line(f: Dict[str, Any]) -> str:
+    done = f"done in {f['completion_time']:.3f} s" if f.get("completion_time") is not None else "not completed"
+    goodput = f.get("goodput_bps")
+    rate = f", {goodput / 1e6:.2f} Mbps" if goodput else ""
+    return f"  flow {f['id']} {f['algorithm']}: {done}{rate}, {f.get('retransmissions', 0)} retransmissions"
 
 
 class Result:
@@ -208,15 +233,27 @@ class Result:
             self.write_into(tmp)
         return Path(directory)
 
+    @property
+    def provenance(self) -> Dict[str, Any]:
+        """Which tcpstart made this result, and when and where (saved in summary.json).
+
+        A loaded result keeps the provenance it was saved with; a new one takes this process's.
+        """
+        if "provenance" not in self.raw_summary:
+            self.raw_summary["provenance"] = provenance()
+        prov: Dict[str, Any] = self.raw_summary["provenance"]
+        return prov
+
     def write_into(self, directory: Path) -> None:
         """Writes the files into an existing folder, without the all-or-nothing guarantee of save()."""
+        meta = {"tcpstart.provenance": json.dumps(self.provenance)}
         (directory / "summary.json").write_text(json.dumps(self.raw_summary, indent=2) + "\n")
         if self.scenario is not None:
             (directory / "scenario.json").write_text(json.dumps(self.scenario, indent=2, default=str) + "\n")
-        self.flows.write_parquet(directory / "flows.parquet")
-        self.queues.write_parquet(directory / "queues.parquet")
+        self.flows.write_parquet(directory / "flows.parquet", metadata=meta)
+        self.queues.write_parquet(directory / "queues.parquet", metadata=meta)
         if self.packets is not None:
-            self.packets.write_parquet(directory / "packets.parquet")
+            self.packets.write_parquet(directory / "packets.parquet", metadata=meta)
         for link, data in self.pcaps.items():
             (directory / f"{link}.pcap").write_bytes(data)
 
@@ -239,6 +276,28 @@ class Result:
             )
         except (pl.exceptions.PolarsError, json.JSONDecodeError) as e:
             raise ValueError(f"{d}: damaged result file: {str(e).splitlines()[0]}") from None
+
+    def __repr__(self) -> str:
+        flows = self.raw_summary["flows"]
+        lines = [f"<tcpstart.Result: {len(flows)} flow{'s' * (len(flows) != 1)}, {_scenario_line(self.scenario)}>"]
+        lines += [_flow_line(f) for f in flows[:_REPR_FLOWS]]
+        if len(flows) > _REPR_FLOWS:
+            lines.append(f"  ... {len(flows) - _REPR_FLOWS} more (res.summary has them all)")
+        lines.append(f"  {describe(self.provenance)}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        flows = self.summary.head(_REPR_FLOWS).select(
+            [c for c in _REPR_COLUMNS if c in self.summary.columns]
+        )
+        more = len(self.raw_summary["flows"]) - flows.height
+        return (
+            f"<p><b>tcpstart result</b>: {html.escape(_scenario_line(self.scenario))}</p>"
+            + flows._repr_html_()
+            + (f"<p>... and {more} more flows (<code>res.summary</code>)</p>" if more > 0 else "")
+            + f"<p><small>{html.escape(describe(self.provenance))}; plots: <code>res.plot(\"cwnd\")</code>, "
+            + f"{', '.join(_PLOT_KINDS)}</small></p>"
+        )
 
     def flow_labels(self) -> dict[int, str]:
         """Legend text for each flow id, e.g. {0: "0 newreno"}."""

@@ -302,5 +302,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_all, m)?)?;
     m.add_class::<Run>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Set by the package's build backend (pgo/maturin_with_profile.py): the commit and PGO use.
+    m.add("__build__", option_env!("TCPSTART_BUILD_INFO").unwrap_or("{}"))?;
+    m.add("__debug_build__", cfg!(debug_assertions))?;
     Ok(())
 }
