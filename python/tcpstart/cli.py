@@ -13,7 +13,7 @@ import re
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
 
 import polars as pl
 from rich.console import Console
@@ -23,9 +23,12 @@ from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
-from tcpstart.results import Result
+from tcpstart.results import Result, describe_scenario
 from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # Soft wrapping keeps long paths on one line when output is piped; tables still fit the width.
 console = Console(soft_wrap=True)
@@ -129,23 +132,30 @@ def _compare_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
     return rows
 
 
-def _compare_plots(results: dict[str, Result], shared: bool, directory: Path) -> None:
+def compare_figures(results: dict[str, Result], shared: bool) -> tuple[Figure, Figure]:
+    """compare's cwnd and queue figures."""
+    first = next(iter(results.values()))
     if shared:
-        (result,) = results.values()
-        cwnd, queue = result.plot("cwnd"), result.plot("queue")
+        cwnd, queue = first.plot("cwnd"), first.plot("queue")
     else:
-        # Separate runs: one line per run, named by its algorithm, in the same figure.
+        # Separate runs: one line per run, named and styled by its algorithm, in the same figure.
         names = list(results)
         flows = pl.concat([r.flows.with_columns(flow=pl.lit(i, pl.Int64)) for i, r in enumerate(results.values())])
         queues = pl.concat(
             [r.queues.filter(pl.col("link") == "bottleneck").with_columns(link=pl.lit(n)) for n, r in results.items()]
         )
-        bdp = next(iter(results.values())).raw_summary["flows"][0]["bdp_bytes"]
-        cwnd = plot.cwnd(flows, dict(enumerate(names)), bdp=bdp)
-        queue = plot.queue(queues)
-        queue.axes[0].set_title("Bottleneck queue length")
-    cwnd.savefig(directory / "cwnd.png", dpi=120)
-    queue.savefig(directory / "queue.png", dpi=120)
+        bdp = first.raw_summary["flows"][0]["bdp_bytes"]
+        sub = f"{describe_scenario(first.scenario)}, one run per algorithm"
+        cwnd = plot.cwnd(flows, dict(enumerate(names)), bdp=bdp, algorithms=dict(enumerate(names)), subtitle=sub)
+        queue = plot.queue(queues, subtitle=sub, title="Bottleneck queue length", by_algorithm=True)
+    return cwnd, queue
+
+
+def _compare_plots(results: dict[str, Result], shared: bool, directory: Path, formats: Sequence[str]) -> None:
+    cwnd, queue = compare_figures(results, shared)
+    for fmt in formats:
+        cwnd.savefig(directory / f"cwnd.{fmt}", dpi=150)
+        queue.savefig(directory / f"queue.{fmt}", dpi=150)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -170,6 +180,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     default = f"tcpstart-out/compare-{_slug(args.rate)}-{_slug(args.rtt)}-{_slug(args.size)}"
     out = Path(args.out or default + ("-shared" if args.shared else ""))
     check_output_folder(out)
+    formats = _formats(args.format)
 
     how = "sharing one bottleneck" if args.shared else "one run each"
     console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}")
@@ -183,7 +194,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             folder = tmp if args.shared else tmp / name
             folder.mkdir(exist_ok=True)
             result.write_into(folder)
-        _compare_plots(results, args.shared, tmp)
+        _compare_plots(results, args.shared, tmp, formats)
 
     table = _table("algorithm", "completion", "goodput", "time to BDP", "peak queue", "drops", "retx")
     for r in rows:
@@ -266,8 +277,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _formats(text: str) -> list[str]:
+    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    unknown = [f for f in formats if f not in plot.FORMATS]
+    if unknown or not formats:
+        raise ValueError(f"--format: unknown format {(unknown or [text])[0]!r}; use png, pdf or svg (comma-separated)")
+    return formats
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
-    for path in plot.plot_dir(args.dir):
+    for path in plot.plot_dir(args.dir, _formats(args.format)):
         console.print(str(path))
     return 0
 
@@ -402,6 +421,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", help="simulated time limit, e.g. 30s")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--out", metavar="DIR", help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
+    p.add_argument(
+        "--format", default="png", metavar="FMT[,FMT]",
+        help="figure formats, comma-separated: png, pdf, svg (default: %(default)s)",
+    )
     p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser("run", help="run a scenario file and save its results")
@@ -411,8 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pcap", nargs="+", metavar="LINK", help="write LINK.pcap, e.g. bottleneck sender0_out")
     p.set_defaults(func=cmd_run)
 
-    p = commands.add_parser("plot", help="draw cwnd, inflight, rtt, seq and queue PNGs of a result folder")
-    p.add_argument("dir", metavar="DIR")
+    p = commands.add_parser("plot", help="draw cwnd, inflight, rtt, seq and queue figures of a result folder")
+    p.add_argument("dir", metavar="DIR", help="a result folder (tcpstart run --out DIR, Result.save)")
+    p.add_argument(
+        "--format", default="png", metavar="FMT[,FMT]",
+        help="figure formats, comma-separated: png, pdf, svg (default: %(default)s)",
+    )
     p.set_defaults(func=cmd_plot)
 
     p = commands.add_parser("algorithms", help="list the congestion-control algorithms and their parameters")

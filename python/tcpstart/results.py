@@ -85,7 +85,7 @@ _REPR_COLUMNS = ("id", "algorithm", "completed", "completion_time", "goodput_bps
 _PLOT_KINDS = ("cwnd", "inflight", "rtt", "seq", "queue")
 
 
-def _scenario_line(scenario: Optional[Dict[str, Any]]) -> str:
+def describe_scenario(scenario: Optional[Dict[str, Any]]) -> str:
     """The path in the user's own units, e.g. '20Mbps, 200ms RTT, 1bdp queue, seed 1'."""
     if not scenario:
         return "scenario not recorded"
@@ -279,7 +279,7 @@ class Result:
 
     def __repr__(self) -> str:
         flows = self.raw_summary["flows"]
-        lines = [f"<tcpstart.Result: {len(flows)} flow{'s' * (len(flows) != 1)}, {_scenario_line(self.scenario)}>"]
+        lines = [f"<tcpstart.Result: {len(flows)} flow{'s' * (len(flows) != 1)}, {describe_scenario(self.scenario)}>"]
         lines += [_flow_line(f) for f in flows[:_REPR_FLOWS]]
         if len(flows) > _REPR_FLOWS:
             lines.append(f"  ... {len(flows) - _REPR_FLOWS} more (res.summary has them all)")
@@ -292,7 +292,7 @@ class Result:
         )
         more = len(self.raw_summary["flows"]) - flows.height
         return (
-            f"<p><b>tcpstart result</b>: {html.escape(_scenario_line(self.scenario))}</p>"
+            f"<p><b>tcpstart result</b>: {html.escape(describe_scenario(self.scenario))}</p>"
             + flows._repr_html_()
             + (f"<p>... and {more} more flows (<code>res.summary</code>)</p>" if more > 0 else "")
             + f"<p><small>{html.escape(describe(self.provenance))}; plots: <code>res.plot(\"cwnd\")</code>, "
@@ -308,14 +308,16 @@ class Result:
         from tcpstart import plot  # matplotlib is slow to import; only plotting pays for it
 
         labels = self.flow_labels()
+        algos = {f["id"]: f["algorithm"] for f in self.raw_summary["flows"]}
+        sub = describe_scenario(self.scenario)
         bdps = {f["bdp_bytes"] for f in self.raw_summary["flows"]}
         bdp = bdps.pop() if len(bdps) == 1 else None
         draw = {
-            "cwnd": lambda: plot.cwnd(self.flows, labels, bdp=bdp),
-            "inflight": lambda: plot.inflight(self.flows, labels, bdp=bdp),
-            "rtt": lambda: plot.rtt(self.flows, labels),
-            "seq": lambda: plot.seq(self.flows, self.packets, labels),
-            "queue": lambda: plot.queue(self.queues),
+            "cwnd": lambda: plot.cwnd(self.flows, labels, bdp=bdp, algorithms=algos, subtitle=sub),
+            "inflight": lambda: plot.inflight(self.flows, labels, bdp=bdp, algorithms=algos, subtitle=sub),
+            "rtt": lambda: plot.rtt(self.flows, labels, algorithms=algos, subtitle=sub),
+            "seq": lambda: plot.seq(self.flows, self.packets, labels, algorithms=algos, subtitle=sub),
+            "queue": lambda: plot.queue(self.queues, subtitle=sub),
         }
         if kind not in draw:
             raise ValueError(f"unknown plot kind {kind!r}; use one of {', '.join(draw)}")
