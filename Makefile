@@ -1,7 +1,7 @@
 # tcpstart developer commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install test test-rust test-python bench crosscheck pgo-profile
+.PHONY: help install test test-rust test-python bench crosscheck pgo-profile docs
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -18,6 +18,9 @@ test-python: ## Python API and CLI tests against the installed package
 
 bench: ## B1-B4 natively, each in its own process: wall, packets and events per wall second, peak RSS
 	cargo run --profile release-lto -p tcpstart-sim --example bench -- B1 B2 B3 B4
+
+docs: ## build the documentation site into site/ (pip install mkdocs mkdocstrings-python); fails on a broken link
+	$(PYTHON) -m mkdocs build --strict
 
 crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs/validation.md
 	$(PYTHON) -m tcpstart crosscheck --docs docs
