@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tcpstart.batch import run_many
     from tcpstart.results import Result
     from tcpstart.simulate import algorithms, run
+    from tcpstart.sweep import Range, Sweep
     from tcpstart.scenario import (
         AckCompression,
         Aqm,
@@ -46,9 +47,11 @@ _EXPORTS = {
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
+    "Range": "tcpstart.sweep",
     "Result": "tcpstart.results",
     "Scenario": "tcpstart.scenario",
     "ScenarioError": "tcpstart.scenario",
+    "Sweep": "tcpstart.sweep",
     "Tcp": "tcpstart.scenario",
     "Trace": "tcpstart.scenario",
     "Udp": "tcpstart.scenario",

@@ -167,6 +167,13 @@ class Result:
         res.pcaps, res.scenario, res.core_seconds = out.pcaps(), scenario, out.core_seconds
         return res
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A core run cannot leave its process: a pickled Result carries its tables as frames.
+        return (
+            Result,
+            (self.raw_summary, self.flows, self.queues, self.packets, self.pcaps, self.scenario, self.core_seconds),
+        )
+
     @property
     def summary(self) -> pl.DataFrame:
         """One row per flow: completion time, goodput, retransmissions, slow-start exit, ..."""

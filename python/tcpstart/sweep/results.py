@@ -1,0 +1,127 @@
+"""A campaign's tidy table (a row per run and flow) and its statistics per cell."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+import polars as pl
+
+from tcpstart.sweep.cache import Store, canonical
+
+# Runs turned into rows at a time: the rows of one batch are Python dicts (a few KB a run), the
+# table is built from the batches' columns.
+BATCH = 4096
+
+# Columns that describe a run rather than measure it.
+RUN_COLUMNS = ("run", "cell", "replication", "seed", "flow", "algorithm", "outcome")
+
+
+def _flat(prefix: str, values: Mapping[str, Any], out: Dict[str, Any]) -> None:
+    """Numbers, booleans and strings of a summary table, nested tables joined with "_"."""
+    for k, v in values.items():
+        if isinstance(v, Mapping):
+            _flat(f"{prefix}{k}_", v, out)
+        elif v is None or isinstance(v, (int, float, str, bool)):
+            out[prefix + k] = v
+
+
+def flow_rows(summary: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """One row per flow of a run: its summary metrics and the bottleneck link's (bottleneck_*)."""
+    link: Dict[str, Any] = {}
+    for entry in summary["links"]:
+        if entry["name"] == "bottleneck":
+            _flat("bottleneck_", {k: v for k, v in entry.items() if k != "name"}, link)
+    rows = []
+    for f in summary["flows"]:
+        row: Dict[str, Any] = {"flow": f["id"]}
+        _flat("", {k: v for k, v in f.items() if k != "id"}, row)
+        row.update(link)
+        rows.append(row)
+    return rows
+
+
+def outcome(summary: Mapping[str, Any]) -> str:
+    """A digest of what a run's flows did, their start times left out: replications of a cell
+    with the same outcome repeated each other. (A lone flow on a deterministic path does the
+    same whenever it starts, so start jitter alone does not make its replications differ; the
+    links' figures are left out for the same reason: they count from time 0.)"""
+    flows = [{k: v for k, v in f.items() if k != "start"} for f in summary["flows"]]
+    return hashlib.sha256(canonical(flows).encode()).hexdigest()[:16]
+
+
+def tidy(design: pl.DataFrame, axes: Sequence[str], store: Store, provenance: Mapping[str, Any]) -> pl.DataFrame:
+    """The campaign's table: for each run of `design` (columns run, cell, replication, seed and
+    the axes) and each of its flows a row with the axis values, the metrics and `provenance`."""
+    batches: List[pl.DataFrame] = []
+    rows: List[Dict[str, Any]] = []
+    names = ["run", "cell", "replication", "seed", *axes]
+    for run in design.select(names).iter_rows(named=True):
+        summary = store.summary(run["run"])
+        digest = outcome(summary)
+        for row in flow_rows(summary):
+            # An axis named like a metric (the top-level `algorithm`) keeps the metric's column.
+            rows.append({**run, "outcome": digest, **row})
+        if len(rows) >= BATCH:
+            batches.append(pl.DataFrame(rows, infer_schema_length=None))
+            rows = []
+    if rows or not batches:
+        batches.append(pl.DataFrame(rows, infer_schema_length=None))
+    table = pl.concat(batches, how="diagonal_relaxed")
+    return table.with_columns(**{k: pl.lit(v) for k, v in provenance.items()})
+
+
+def metric_columns(table: pl.DataFrame, exclude: Iterable[str] = ()) -> List[str]:
+    """The numeric measurement columns of a campaign table."""
+    skip = {*RUN_COLUMNS, *exclude, "size", "host", "start"}
+    return [c for c, t in table.schema.items() if c not in skip and t.is_numeric() and not t == pl.Boolean]
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The p-quantile of Student's t distribution with df degrees of freedom."""
+    from scipy import stats  # only the statistics need scipy
+
+    return float(stats.t.ppf(p, df))
+
+
+def aggregate(
+    table: pl.DataFrame, by: Sequence[str], metrics: Optional[Sequence[str]] = None, level: float = 0.95
+) -> pl.DataFrame:
+    """Per group of `by` (a cell and flow) and metric: n, mean, std (n - 1 in the denominator),
+    and the `level` confidence interval of the mean from Student's t: mean +- t * std / sqrt(n).
+
+    `identical` is true where n > 1 and every replication gave the same value: the interval is
+    then zero wide because nothing varied, not because the estimate is exact. Missing values
+    (a flow that did not complete has no completion_time) are left out of n.
+    """
+    chosen = list(metrics) if metrics is not None else metric_columns(table, by)
+    missing = next((m for m in [*by, *chosen] if m not in table.columns), None)
+    if missing:
+        raise ValueError(f"{missing!r} is not a column of the campaign table")
+    parts = []
+    for m in chosen:
+        col = pl.col(m).cast(pl.Float64)
+        parts.append(
+            table.group_by(by, maintain_order=True).agg(
+                metric=pl.lit(m),
+                n=col.count(),
+                mean=col.mean(),
+                std=col.std(),
+                identical=(col.count() > 1) & (col.max() == col.min()),
+            )
+        )
+    stats = pl.concat(parts)
+    # One t quantile per sample size, not per row.
+    sizes = sorted({n for n in stats["n"].to_list() if n > 1})
+    t = {n: t_quantile(0.5 + level / 2, n - 1) for n in sizes}
+    half = pl.col("n").replace_strict(t, default=None, return_dtype=pl.Float64) * pl.col("std") / pl.col("n").cast(pl.Float64).sqrt()
+    return stats.with_columns(ci_low=pl.col("mean") - half, ci_high=pl.col("mean") + half).select(
+        *by, "metric", "n", "mean", "std", "ci_low", "ci_high", "identical"
+    )
+
+
+def identical_cells(table: pl.DataFrame) -> tuple[int, int]:
+    """(cells whose replications all had the same outcome, cells with more than one replication)."""
+    per_cell = table.group_by("cell").agg(reps=pl.col("replication").n_unique(), outcomes=pl.col("outcome").n_unique())
+    replicated = per_cell.filter(pl.col("reps") > 1)
+    return replicated.filter(pl.col("outcomes") == 1).height, replicated.height
