@@ -26,6 +26,7 @@ from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result
 from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
+from tcpstart.sweep.command import add_command as add_sweep_command
 
 # Soft wrapping keeps long paths on one line when output is piped; tables still fit the width.
 console = Console(soft_wrap=True)
@@ -440,6 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     add_crosscheck_command(commands)
+    add_sweep_command(commands)
     return parser
 
 

@@ -34,7 +34,7 @@ from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_toml, scenario_dict, validate
 from tcpstart.sweep import backends
 from tcpstart.sweep.cache import Store, canonical, run_key
-from tcpstart.sweep.results import aggregate, identical_cells, tidy
+from tcpstart.sweep.results import aggregate, cell_columns, identical_cells, tidy
 from tcpstart.sweep.spec import Plan, Value, parse_axes
 
 if TYPE_CHECKING:
@@ -93,8 +93,8 @@ def _write_parquet(table: pl.DataFrame, path: Path) -> None:
 def replication_message(identical: int, replicated: int) -> str:
     return (
         f"the replications of {identical} of {replicated} cells are identical, so their intervals are zero wide: "
-        "this scenario has no randomness (seeds drive random loss, BER, Poisson arrivals, web sessions and "
-        "on/off UDP); give start_jitter (e.g. '10ms') or a random element"
+        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions "
+        "and on/off UDP; start_jitter changes what flows do only when several share the path)"
     )
 
 
@@ -285,15 +285,11 @@ class Sweep:
             raise ValueError(f"{path}: no results yet; run the campaign first")
         return pl.read_parquet(path)
 
-    def cell_columns(self) -> List[str]:
-        """What tells a cell's flows apart: the axes, the flow and its algorithm."""
-        return list(dict.fromkeys([*self.axes(), "flow", "algorithm"]))
-
     def summary(self, metrics: Optional[Sequence[str] | str] = None, level: float = 0.95) -> pl.DataFrame:
         """Mean, standard deviation and `level` confidence interval (Student's t) of each metric
         (default: every numeric one) per cell and flow; see tcpstart.sweep.results.aggregate."""
         chosen = [metrics] if isinstance(metrics, str) else metrics
-        return aggregate(self.results(), self.cell_columns(), chosen, level)
+        return aggregate(self.results(), cell_columns(self.axes()), chosen, level)
 
     def plot(self, metric: str, x: str, by: str = "algorithm", level: float = 0.95) -> Figure:
         """`metric` against the axis `x`, one line per value of `by` with its confidence band."""

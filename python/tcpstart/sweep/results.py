@@ -71,6 +71,11 @@ def tidy(design: pl.DataFrame, axes: Sequence[str], store: Store, provenance: Ma
     return table.with_columns(**{k: pl.lit(v) for k, v in provenance.items()})
 
 
+def cell_columns(axes: Sequence[str]) -> List[str]:
+    """What tells a cell's flows apart in a campaign table: the axes, the flow and its algorithm."""
+    return list(dict.fromkeys([*axes, "flow", "algorithm"]))
+
+
 def metric_columns(table: pl.DataFrame, exclude: Iterable[str] = ()) -> List[str]:
     """The numeric measurement columns of a campaign table."""
     skip = {*RUN_COLUMNS, *exclude, "size", "host", "start"}
@@ -79,9 +84,9 @@ def metric_columns(table: pl.DataFrame, exclude: Iterable[str] = ()) -> List[str
 
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t distribution with df degrees of freedom."""
-    from scipy import stats  # only the statistics need scipy
+    from scipy.special import stdtrit  # only the statistics need scipy (scipy.stats takes 3x as long to import)
 
-    return float(stats.t.ppf(p, df))
+    return float(stdtrit(df, p))
 
 
 def aggregate(
