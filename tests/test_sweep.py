@@ -329,3 +329,22 @@ def test_cli_reports_a_bad_sweep_in_one_line(cli, tmp_path: Path, spec: str, mes
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("tcpstart: error: ")
     assert __import__("re").search(message, err), err
+
+
+def test_ray_gives_the_local_backend_s_results_bit_for_bit(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'tcpstart[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
+    try:
+        lossy = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", loss=0.01), flows=[ts.Flow(size="100KB")])
+        axes = {"network.rtt": ["20ms", "40ms", "80ms"], "flows[0].algorithm": ["cubic", "newreno"]}
+        remote = ts.Sweep(lossy, axes, replications=3, out=tmp_path / "ray")
+        local = ts.Sweep(lossy, axes, replications=3, out=tmp_path / "local")
+        assert remote.run(backend="ray").simulated == 18
+        assert local.run().simulated == 18
+    finally:
+        ray.shutdown()
+    stored = sorted(p.relative_to(tmp_path / "ray") for p in (tmp_path / "ray" / "runs").rglob("*.json"))
+    assert len(stored) == 18
+    for p in stored:
+        assert (tmp_path / "ray" / p).read_bytes() == (tmp_path / "local" / p).read_bytes()
+    assert remote.results().drop("date").equals(local.results().drop("date"))
