@@ -8,9 +8,10 @@
     sweep.summary("completion_time")  # mean, std, 95 % CI per cell
     sweep.plot("completion_time", x="network.rtt").savefig("rtt.png")
 
-The campaign folder `out` holds sweep.json (what was asked), design.parquet (every run: cell,
-replication, seed, key, axis values), results.parquet (the tidy table) and, unless `store`
-names another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
+The campaign folder `out` holds sweep.json (what was asked), design.parquet (every run: key,
+cell, replication, seed, axis values), measurements.parquet (each run's flow rows, by key),
+results.parquet (the tidy table: the two joined, with provenance) and, unless `store` names
+another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_toml, scenario_dict, validate
 from tcpstart.sweep import backends
 from tcpstart.sweep.cache import Store, canonical, run_key
-from tcpstart.sweep.results import aggregate, cell_columns, identical_cells, tidy
+from tcpstart.sweep.results import Measurements, aggregate, cell_columns, identical_cells, tidy
 from tcpstart.sweep.spec import Plan, Value, parse_axes
 
 if TYPE_CHECKING:
@@ -190,25 +191,32 @@ class Sweep:
         started = time.perf_counter()
         advance = progress or (lambda n: None)
         self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / "sweep.json").write_text(json.dumps(self.describe(), indent=2, default=str) + "\n")
+        description = self.describe()
+        memo, last_measured = self._last_run(description)
+        (self.out / "sweep.json").write_text(json.dumps(description, indent=2, default=str) + "\n")
+        jitter = self.plan.jitter_ns()
         design: List[tuple] = []
         counts = {"simulated": 0, "cached": 0}
         queued: set[str] = set()
+        reused: set[str] = set()
+        measured = Measurements()
 
         def tasks() -> Iterator[backends.Task]:
-            for cell_index, replication, seed, cell, scenario in self.plan.runs():
-                try:
-                    key = run_key(validate(scenario))
-                except ScenarioError as e:
-                    where = ", ".join(f"{p}={v}" for p, v in cell.items())
-                    raise ScenarioError(f"cell {cell_index} ({where}): {e}") from None
-                design.append((key, cell_index, replication, seed, *(_scalar(v) for v in cell.values())))
+            for cell_index, replication, seed, cell in self.plan.runs():
+                values = tuple(_scalar(v) for v in cell.values())
+                key = memo.get((seed, *values))
+                scenario = None
+                if key is None:
+                    scenario, key = self._resolve(cell_index, cell, seed, jitter)
+                design.append((key, cell_index, replication, seed, *values))
                 if key in queued or (not rerun and self.store.has(key, traces=self.keep_traces)):
+                    if key not in queued:
+                        reused.add(key)
                     counts["cached"] += 1
                     advance(1)
                     continue
                 queued.add(key)
-                yield key, scenario
+                yield key, scenario or self._resolve(cell_index, cell, seed, jitter)[0]
 
         def batches() -> Iterator[List[backends.Task]]:
             batch: List[backends.Task] = []
@@ -223,6 +231,7 @@ class Sweep:
         def sink(task: backends.Task, done: backends.Done) -> None:
             key, summary, result = done
             self.store.put(key, task[1], summary, result)
+            measured.add(key, summary)
             counts["simulated"] += 1
             advance(1)
 
@@ -231,10 +240,19 @@ class Sweep:
         else:
             backends.run_local(batches(), sink, self.keep_traces, workers)
 
+        # The reused runs' rows: from the last run's measurements where they are, else from the store.
+        if last_measured is not None and reused:
+            known = last_measured.filter(pl.col("run").is_in(list(reused)))
+            measured.add_frame(known)
+            reused -= set(known["run"].to_list())
+        for key in reused:
+            measured.add(key, self.store.summary(key))
         columns = ["run", "cell", "replication", "seed", *self.axes()]
         design_table = pl.DataFrame(design, schema=columns, orient="row", infer_schema_length=None, strict=False)
-        table = tidy(design_table, self.axes(), self.store, self.provenance())
+        measurements = measured.frame()
+        table = tidy(design_table, measurements, self.provenance())
         _write_parquet(design_table, self.out / "design.parquet")
+        _write_parquet(measurements, self.out / "measurements.parquet")
         _write_parquet(table, self.out / "results.parquet")
         identical, replicated = identical_cells(table)
         if identical:
@@ -247,6 +265,36 @@ class Sweep:
             identical_cells=identical,
             replicated_cells=replicated,
         )
+
+    def _resolve(self, cell_index: int, cell: Mapping[str, Value], seed: int, jitter: int) -> tuple[Dict[str, Any], str]:
+        """A run's scenario dict and store key; an invalid one names its cell."""
+        try:
+            scenario = self.plan.scenario(cell, seed, jitter)
+            return scenario, run_key(validate(scenario))
+        except ScenarioError as e:
+            where = ", ".join(f"{p}={v}" for p, v in cell.items())
+            raise ScenarioError(f"cell {cell_index} ({where}): {e}") from None
+
+    def _last_run(self, description: Dict[str, Any]) -> tuple[Dict[tuple, str], Optional[pl.DataFrame]]:
+        """What the last run in this folder left that still holds: the keys of its runs by (seed,
+        axis values) when the base scenario, jitter, axes and version are the same (so that a
+        rerun need not rebuild and resolve every scenario), and its measurements when the
+        version is the same."""
+        try:
+            last = json.loads((self.out / "sweep.json").read_text())
+            design = pl.read_parquet(self.out / "design.parquet")
+            measured: Optional[pl.DataFrame] = pl.read_parquet(self.out / "measurements.parquet")
+        except (OSError, ValueError, pl.exceptions.PolarsError):
+            return {}, None
+        if last.get("tcpstart") != _core.__version__:
+            return {}, None
+        same = all(last.get(k) == description[k] for k in ("base", "start_jitter")) and design.columns == [
+            "run", "cell", "replication", "seed", *self.axes()
+        ]
+        if not same:
+            return {}, measured
+        identity = zip(*(design[c].to_list() for c in ["seed", *self.axes()]))
+        return dict(zip(identity, design["run"].to_list())), measured
 
     def describe(self) -> Dict[str, Any]:
         """What the campaign was asked to do (sweep.json)."""

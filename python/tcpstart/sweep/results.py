@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import polars as pl
 
-from tcpstart.sweep.cache import Store, canonical
+from tcpstart.sweep.cache import canonical
 
 # Runs turned into rows at a time: the rows of one batch are Python dicts (a few KB a run), the
 # table is built from the batches' columns.
@@ -20,7 +21,7 @@ RUN_COLUMNS = ("run", "cell", "replication", "seed", "flow", "algorithm", "outco
 def _flat(prefix: str, values: Mapping[str, Any], out: Dict[str, Any]) -> None:
     """Numbers, booleans and strings of a summary table, nested tables joined with "_"."""
     for k, v in values.items():
-        if isinstance(v, Mapping):
+        if type(v) is dict:  # summaries are plain JSON: no need for the (slow) Mapping check
             _flat(f"{prefix}{k}_", v, out)
         elif v is None or isinstance(v, (int, float, str, bool)):
             out[prefix + k] = v
@@ -50,24 +51,47 @@ def outcome(summary: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical(flows).encode()).hexdigest()[:16]
 
 
-def tidy(design: pl.DataFrame, axes: Sequence[str], store: Store, provenance: Mapping[str, Any]) -> pl.DataFrame:
+class Measurements:
+    """The flow rows of runs (run, outcome, flow, metrics), gathered from threads as runs finish
+    and kept as columns: a batch of rows becomes a DataFrame once it is BATCH long."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rows: List[Dict[str, Any]] = []
+        self._frames: List[pl.DataFrame] = []
+
+    def add(self, key: str, summary: Mapping[str, Any]) -> None:
+        rows = [{"run": key, "outcome": outcome(summary), **row} for row in flow_rows(summary)]
+        with self._lock:
+            self._rows.extend(rows)
+            if len(self._rows) >= BATCH:
+                self._frames.append(pl.DataFrame(self._rows, infer_schema_length=None))
+                self._rows = []
+
+    def add_frame(self, frame: pl.DataFrame) -> None:
+        with self._lock:
+            self._frames.append(frame)
+
+    def frame(self) -> pl.DataFrame:
+        with self._lock:
+            frames = [*self._frames, pl.DataFrame(self._rows, infer_schema_length=None)]
+        return pl.concat(frames, how="diagonal_relaxed")
+
+
+def tidy(design: pl.DataFrame, measured: pl.DataFrame, provenance: Mapping[str, Any]) -> pl.DataFrame:
     """The campaign's table: for each run of `design` (columns run, cell, replication, seed and
-    the axes) and each of its flows a row with the axis values, the metrics and `provenance`."""
-    batches: List[pl.DataFrame] = []
-    rows: List[Dict[str, Any]] = []
-    names = ["run", "cell", "replication", "seed", *axes]
-    for run in design.select(names).iter_rows(named=True):
-        summary = store.summary(run["run"])
-        digest = outcome(summary)
-        for row in flow_rows(summary):
-            # An axis named like a metric (the top-level `algorithm`) keeps the metric's column.
-            rows.append({**run, "outcome": digest, **row})
-        if len(rows) >= BATCH:
-            batches.append(pl.DataFrame(rows, infer_schema_length=None))
-            rows = []
-    if rows or not batches:
-        batches.append(pl.DataFrame(rows, infer_schema_length=None))
-    table = pl.concat(batches, how="diagonal_relaxed")
+    the axes, in the campaign's order) and each of its flows a row with the axis values, the
+    measurements and `provenance`. An axis named like a metric (the top-level `algorithm`)
+    leaves its column to the metric."""
+    measured = measured.unique("run" if "flow" not in measured.columns else ["run", "flow"], maintain_order=True)
+    clash = [c for c in design.columns if c != "run" and c in measured.columns]
+    table = (
+        design.drop(clash)
+        .with_row_index("_order")
+        .join(measured, on="run", how="left")
+        .sort("_order", "flow")
+        .drop("_order")
+    )
     return table.with_columns(**{k: pl.lit(v) for k, v in provenance.items()})
 
 

@@ -310,18 +310,20 @@ class Plan:
     def cells(self) -> List[Dict[str, Value]]:
         return cells(self.axes, self.design, self.samples, self.seed)
 
-    def runs(self) -> Iterator[Tuple[int, int, int, Dict[str, Value], Dict[str, Any]]]:
-        """(cell index, replication, seed, cell, scenario dict) of every run, made as needed."""
-        base = json.dumps(self.base)
+    def runs(self) -> Iterator[Tuple[int, int, int, Dict[str, Value]]]:
+        """(cell index, replication, seed, cell) of every run."""
         paired = self.paired_paths()
-        jitter = self.jitter_ns()
         for i, cell in enumerate(self.cells()):
             for r in range(self.replications):
-                scenario = json.loads(base)
-                for path, value in cell.items():
-                    set_path(scenario, path, value)
-                seed = replication_seed(self.seed, r, cell, paired)
-                scenario["seed"] = seed
-                if jitter:
-                    jitter_starts(scenario, jitter, seed)
-                yield i, r, seed, cell, scenario
+                yield i, r, replication_seed(self.seed, r, cell, paired), cell
+
+    def scenario(self, cell: Mapping[str, Value], seed: int, jitter_ns: int) -> Dict[str, Any]:
+        """The scenario dict of a run: the base with the cell's values and the seed, and the
+        flows' starts delayed when `jitter_ns` (from jitter_ns()) is not 0."""
+        scenario: Dict[str, Any] = json.loads(json.dumps(self.base))
+        for path, value in cell.items():
+            set_path(scenario, path, value)
+        scenario["seed"] = seed
+        if jitter_ns:
+            jitter_starts(scenario, jitter_ns, seed)
+        return scenario
