@@ -145,6 +145,10 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
     assert (stats.simulated, stats.cached) == (4, 8)
 
     assert changed.run(rerun=True).simulated == 12
+
+    # A changed base scenario is a new set of runs, whatever the folder remembers.
+    bigger = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", rtt="20ms"), flows=[ts.Flow(size="31KB")])
+    assert ts.Sweep(bigger, axes, replications=2, out=tmp_path).run().simulated == 12
     assert not list(sweep.store.root.glob("*/.*.tmp"))
 
 
