@@ -58,6 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10000)
     parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--dir", help="where the campaigns go (default: a temporary folder); its file system sets the store's speed")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "RUNS", "OUT"))
     args = parser.parse_args()
     if args.child:
@@ -70,7 +71,7 @@ def main() -> None:
         print(json.dumps(r), flush=True)
         return r
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         core = measure("core", args.runs, f"{tmp}/core")
         first = measure("first", args.runs, f"{tmp}/local")
         rerun = measure("rerun", args.runs, f"{tmp}/local")

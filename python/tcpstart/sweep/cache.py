@@ -43,6 +43,8 @@ class Store:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        # Sub-folders known to exist: asking the file system again costs a system call per run.
+        self._folders: set[Path] = set()
 
     def _file(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -56,7 +58,9 @@ class Store:
     def put(self, key: str, scenario: Dict[str, Any], summary: Dict[str, Any], result: Optional[Result] = None) -> None:
         """Stores a finished run; with `result`, its time series too."""
         path = self._file(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in self._folders:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(path.parent)
         if result is not None:
             result.save(self._traces(key))
         record = {"format": FORMAT, "tcpstart": _core.__version__, "key": key, "scenario": scenario, "summary": summary}

@@ -6,6 +6,7 @@ from typing import List
 
 import polars as pl
 from matplotlib.figure import Figure
+from matplotlib.ticker import ScalarFormatter
 
 from tcpstart.sweep.spec import split_quantity
 
@@ -37,8 +38,14 @@ def metric_against(stats: pl.DataFrame, metric: str, x: str, by: str = "algorith
             raise ValueError(f"{column!r} is not a column of the campaign; columns: {', '.join(stats.columns)}")
     xs, unit = _numbers(stats[x].to_list(), x)
     stats = stats.with_columns(_x=pl.Series(xs, dtype=pl.Float64))
-    # Lines: `by` first, then every other column that takes more than one value.
-    others = [c for c in stats.columns if c not in (x, by, "_x", *STAT_COLUMNS) and stats[c].n_unique() > 1]
+    # Lines: `by` first, then every other column that varies apart from it (not, say, the
+    # flows[0].algorithm axis beside the algorithm column).
+    others = [
+        c
+        for c in stats.columns
+        if c not in (x, by, "_x", *STAT_COLUMNS)
+        and stats.group_by(by).agg(pl.col(c).n_unique())[c].max() > 1  # type: ignore[operator]
+    ]
     keys = [by, *others]
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     ax = fig.add_subplot()
@@ -50,8 +57,9 @@ def metric_against(stats: pl.DataFrame, metric: str, x: str, by: str = "algorith
         ax.plot(t, line["mean"].to_numpy(), marker="o", markersize=3, label=label)
         if line["ci_low"].is_not_null().any():
             ax.fill_between(t, line["ci_low"].to_numpy(), line["ci_high"].to_numpy(), alpha=0.2)
-    if min(xs) > 0 and max(xs) >= 10 * min(xs):
+    if min(xs) > 0 and max(xs) >= 100 * min(xs):
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel(f"{x} ({unit})" if unit else x)
     ax.set_ylabel(metric)
     ax.set_title(f"{metric}: mean and 95 % interval")
