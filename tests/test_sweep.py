@@ -15,9 +15,9 @@ import pytest
 
 import tcpstart as ts
 from tcpstart import _core
-from tcpstart.scenario import ScenarioError, validate
+from tcpstart.scenario import ScenarioError
 from tcpstart.sweep import ReplicationWarning, aggregate, backends, campaign
-from tcpstart.sweep.cache import run_key
+from tcpstart.sweep.cache import resolve, run_key
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path
 
 
@@ -182,9 +182,10 @@ def test_two_spellings_of_one_scenario_are_one_run(tmp_path: Path, simulated: li
 
 
 def test_the_key_is_the_resolved_scenario_and_the_version() -> None:
-    a = validate({"network": {"rate": "10Mbps", "rtt": "200ms"}, "flows": [{"size": "1MB"}]})
-    b = validate({"network": {"rate": "10000Kbps", "rtt": "0.2s"}, "flows": [{"size": 1000000}]})
-    assert run_key(a) == run_key(b)
+    a = resolve({"network": {"rate": "10Mbps", "rtt": "200ms"}, "flows": [{"size": "1MB"}]})
+    b = resolve({"network": {"rtt": "0.2s", "rate": "10000Kbps"}, "flows": [{"size": 1000000, "params": {}}]})
+    c = resolve({"network": {"rate": "10Mbps", "rtt": "201ms"}, "flows": [{"size": "1MB"}]})
+    assert run_key(a) == run_key(b) != run_key(c)
     assert run_key(a, version="0.0.0-other") != run_key(a)
 
 
@@ -255,6 +256,12 @@ def test_identical_replications_are_reported(tmp_path: Path) -> None:
         stats = sweep.run()
     assert stats.identical_cells == 2
     assert sweep.summary("completion_time")["identical"].all()
+
+    # Start jitter moves a lone flow in time without changing what it does.
+    jittered = ts.Sweep(small(), {"network.rtt": ["20ms"]}, replications=3, start_jitter="5ms", out=tmp_path / "j")
+    with pytest.warns(ReplicationWarning, match="replications of 1 of 1 cells are identical"):
+        jittered.run()
+    assert jittered.results()["start"].n_unique() == 3
 
     lossy = ts.Sweep(small(loss=0.05), {"network.rtt": ["20ms", "30ms"]}, replications=3, out=tmp_path / "b")
     with warnings.catch_warnings():

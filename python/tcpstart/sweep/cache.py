@@ -1,7 +1,7 @@
 """The store of finished runs, so that a campaign resumes where it stopped.
 
-A run is known by the SHA-256 of its fully resolved scenario (the core's `validate` output, every
-default filled in, as canonical JSON) and the tcpstart version: two spellings of one scenario
+A run is known by the SHA-256 of the tcpstart version and its fully resolved scenario (the core's
+`validate` output, every default filled in, a canonical JSON text for a given version): two spellings of one scenario
 ("0.2s", "200ms") are one run, and a new version simulates afresh. Layout under the store's root:
 
     ab/abcdef...json    the run: {"format", "tcpstart", "key", "scenario", "summary"}
@@ -25,6 +25,7 @@ from typing import Any, Dict, Optional
 
 from tcpstart import _core
 from tcpstart.results import Result
+from tcpstart.scenario import ScenarioError, to_json
 
 FORMAT = 1
 
@@ -33,9 +34,18 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def run_key(resolved: Dict[str, Any], version: str = _core.__version__) -> str:
-    """The store key of a run: a hash of its resolved scenario and the tcpstart version."""
-    return hashlib.sha256(canonical({"tcpstart": version, "scenario": resolved}).encode()).hexdigest()
+def resolve(scenario: Dict[str, Any]) -> str:
+    """The core's resolved scenario as JSON text: its fields in their declared order, maps
+    sorted, so the same text for the same scenario in every process of one version."""
+    try:
+        return _core.validate(to_json(scenario))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def run_key(resolved: str, version: str = _core.__version__) -> str:
+    """The store key of a run: a hash of the tcpstart version and its resolved scenario."""
+    return hashlib.sha256(f"{version}\n{resolved}".encode()).hexdigest()
 
 
 class Store:
@@ -65,7 +75,9 @@ class Store:
             result.save(self._traces(key))
         record = {"format": FORMAT, "tcpstart": _core.__version__, "key": key, "scenario": scenario, "summary": summary}
         tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-        tmp.write_text(canonical(record))
+        # The summary's and the scenario's keys come in an order fixed by the core and the
+        # plan, so the same run makes the same bytes without sorting them.
+        tmp.write_text(json.dumps(record, separators=(",", ":"), default=str))
         os.replace(tmp, path)
 
     def summary(self, key: str) -> Dict[str, Any]:

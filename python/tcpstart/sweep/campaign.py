@@ -32,9 +32,9 @@ import polars as pl
 
 from tcpstart import _core
 from tcpstart.results import Result
-from tcpstart.scenario import ScenarioError, ScenarioLike, read_toml, scenario_dict, validate
+from tcpstart.scenario import ScenarioError, ScenarioLike, read_toml, scenario_dict
 from tcpstart.sweep import backends
-from tcpstart.sweep.cache import Store, canonical, run_key
+from tcpstart.sweep.cache import Store, canonical, resolve, run_key
 from tcpstart.sweep.results import Measurements, aggregate, cell_columns, identical_cells, tidy
 from tcpstart.sweep.spec import Plan, Value, parse_axes
 
@@ -270,7 +270,7 @@ class Sweep:
         """A run's scenario dict and store key; an invalid one names its cell."""
         try:
             scenario = self.plan.scenario(cell, seed, jitter)
-            return scenario, run_key(validate(scenario))
+            return scenario, run_key(resolve(scenario))
         except ScenarioError as e:
             where = ", ".join(f"{p}={v}" for p, v in cell.items())
             raise ScenarioError(f"cell {cell_index} ({where}): {e}") from None

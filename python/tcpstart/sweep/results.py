@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import polars as pl
 
-from tcpstart.sweep.cache import canonical
 
 # Runs turned into rows at a time: the rows of one batch are Python dicts (a few KB a run), the
 # table is built from the batches' columns.
 BATCH = 4096
 
 # Columns that describe a run rather than measure it.
-RUN_COLUMNS = ("run", "cell", "replication", "seed", "flow", "algorithm", "outcome")
+RUN_COLUMNS = ("run", "cell", "replication", "seed", "flow", "algorithm")
 
 
 def _flat(prefix: str, values: Mapping[str, Any], out: Dict[str, Any]) -> None:
@@ -42,17 +40,8 @@ def flow_rows(summary: Mapping[str, Any]) -> List[Dict[str, Any]]:
     return rows
 
 
-def outcome(summary: Mapping[str, Any]) -> str:
-    """A digest of what a run's flows did, their start times left out: replications of a cell
-    with the same outcome repeated each other. (A lone flow on a deterministic path does the
-    same whenever it starts, so start jitter alone does not make its replications differ; the
-    links' figures are left out for the same reason: they count from time 0.)"""
-    flows = [{k: v for k, v in f.items() if k != "start"} for f in summary["flows"]]
-    return hashlib.sha256(canonical(flows).encode()).hexdigest()[:16]
-
-
 class Measurements:
-    """The flow rows of runs (run, outcome, flow, metrics), gathered from threads as runs finish
+    """The flow rows of runs (run, flow, metrics), gathered from threads as runs finish
     and kept as columns: a batch of rows becomes a DataFrame once it is BATCH long."""
 
     def __init__(self) -> None:
@@ -61,7 +50,7 @@ class Measurements:
         self._frames: List[pl.DataFrame] = []
 
     def add(self, key: str, summary: Mapping[str, Any]) -> None:
-        rows = [{"run": key, "outcome": outcome(summary), **row} for row in flow_rows(summary)]
+        rows = [{"run": key, **row} for row in flow_rows(summary)]
         with self._lock:
             self._rows.extend(rows)
             if len(self._rows) >= BATCH:
@@ -150,7 +139,14 @@ def aggregate(
 
 
 def identical_cells(table: pl.DataFrame) -> tuple[int, int]:
-    """(cells whose replications all had the same outcome, cells with more than one replication)."""
-    per_cell = table.group_by("cell").agg(reps=pl.col("replication").n_unique(), outcomes=pl.col("outcome").n_unique())
-    replicated = per_cell.filter(pl.col("reps") > 1)
-    return replicated.filter(pl.col("outcomes") == 1).height, replicated.height
+    """(cells whose replications gave every flow the same figures, cells with more than one
+    replication). Start times and the bottleneck's figures are left out: a lone flow on a
+    deterministic path does the same whenever it starts, but link figures count from time 0."""
+    flow_metrics = [c for c in metric_columns(table) if not c.startswith("bottleneck_")]
+    per_flow = table.group_by("cell", "flow").agg(
+        pl.col("replication").n_unique().alias("_reps"), *(pl.col(c).n_unique() for c in flow_metrics)
+    )
+    same = pl.max_horizontal(flow_metrics) <= 1 if flow_metrics else pl.lit(True)
+    per_cell = per_flow.group_by("cell").agg((pl.col("_reps") > 1).all().alias("replicated"), same.all().alias("same"))
+    replicated = per_cell.filter("replicated")
+    return replicated.filter("same").height, replicated.height

@@ -9,6 +9,7 @@ grid, or `samples` random or Latin-hypercube points (seeded). Each cell runs `re
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -110,7 +111,8 @@ class Axis:
         return self.points[min(int(u * len(self.points)), len(self.points) - 1)]
 
 
-def parse_path(path: str) -> List[Union[str, int]]:
+@functools.lru_cache(maxsize=None)
+def parse_path(path: str) -> Tuple[Union[str, int], ...]:
     """"flows[0].params.gamma" -> ["flows", 0, "params", "gamma"]; "*" for every element."""
     steps: List[Union[str, int]] = []
     text = "." + path.strip()
@@ -121,7 +123,7 @@ def parse_path(path: str) -> List[Union[str, int]]:
             raise ValueError(f"{path!r} is not a field path such as network.rtt or flows[0].size")
         steps.append(m[1] if m[1] is not None else (m[2] if m[2] == "*" else int(m[2])))
         pos = m.end()
-    return steps
+    return tuple(steps)
 
 
 def set_path(scenario: Dict[str, Any], path: str, value: Value) -> None:
