@@ -21,6 +21,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -197,6 +198,7 @@ class Sweep:
         jitter = self.plan.jitter_ns()
         design: List[tuple] = []
         counts = {"simulated": 0, "cached": 0}
+        counting = threading.Lock()
         queued: set[str] = set()
         reused: set[str] = set()
         measured = Measurements()
@@ -232,7 +234,8 @@ class Sweep:
             key, summary, result = done
             self.store.put(key, task[1], summary, result)
             measured.add(key, summary)
-            counts["simulated"] += 1
+            with counting:  # sinks run on several threads; += is not atomic
+                counts["simulated"] += 1
             advance(1)
 
         if backend == "ray":
