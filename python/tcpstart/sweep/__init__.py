@@ -5,8 +5,30 @@ spaced values; `aggregate` gives per-cell means and confidence intervals of any 
 The store of finished runs is described in tcpstart.sweep.cache; docs/campaigns.md has the rest.
 """
 
-from tcpstart.sweep.campaign import ReplicationWarning, RunStats, Sweep
-from tcpstart.sweep.results import aggregate
-from tcpstart.sweep.spec import Range
+from __future__ import annotations
 
-__all__ = ["Range", "ReplicationWarning", "RunStats", "Sweep", "aggregate"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tcpstart.sweep.campaign import ReplicationWarning, RunStats, Sweep
+    from tcpstart.sweep.results import aggregate
+    from tcpstart.sweep.spec import Range
+
+# Loaded on first use, so that `tcpstart` commands other than sweep, which import the command's
+# registration from here, do not load the campaign machinery.
+_EXPORTS = {
+    "Range": "tcpstart.sweep.spec",
+    "ReplicationWarning": "tcpstart.sweep.campaign",
+    "RunStats": "tcpstart.sweep.campaign",
+    "Sweep": "tcpstart.sweep.campaign",
+    "aggregate": "tcpstart.sweep.results",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'tcpstart.sweep' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
