@@ -7,8 +7,9 @@ The store of finished runs is described in tcpstart.sweep.cache; docs/campaigns.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tcpstart._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tcpstart.sweep.campaign import ReplicationWarning, RunStats, Sweep
@@ -26,9 +27,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'tcpstart.sweep' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
