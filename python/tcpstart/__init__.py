@@ -17,16 +17,17 @@ scenarios are validated.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tcpstart._core import __version__
+from tcpstart._lazy import lazy_exports
 
 if TYPE_CHECKING:
     # `X as X`: the names type checkers see as exported (mypy --strict, pyright).
     from tcpstart.batch import run_many as run_many
     from tcpstart.results import Result as Result
     from tcpstart.simulate import algorithms as algorithms, run as run
+    from tcpstart.sweep import Range as Range, Sweep as Sweep
     from tcpstart.scenario import (
         AckCompression as AckCompression,
         Aqm as Aqm,
@@ -49,9 +50,11 @@ _EXPORTS = {
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
+    "Range": "tcpstart.sweep",
     "Result": "tcpstart.results",
     "Scenario": "tcpstart.scenario",
     "ScenarioError": "tcpstart.scenario",
+    "Sweep": "tcpstart.sweep",
     "Tcp": "tcpstart.scenario",
     "Trace": "tcpstart.scenario",
     "Udp": "tcpstart.scenario",
@@ -63,14 +66,9 @@ _EXPORTS = {
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:
     """What tab completion offers: the public names, not the module's imports."""
     return list(__all__)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'tcpstart' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)

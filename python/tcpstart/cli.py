@@ -21,11 +21,13 @@ from rich.table import Table
 
 from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
+from tcpstart.batch import run_many
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result, describe_scenario
 from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
+from tcpstart.sweep.command import add_command as add_sweep_command
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -105,31 +107,66 @@ def _slug(text: str) -> str:
 def _compare_error(e: ScenarioError, scenario: Scenario) -> ScenarioError:
     """Renames a scenario field in a core error to the compare option it came from."""
     field, _, message = str(e).partition(": ")
-    m = re.fullmatch(r"flows\[(\d+)\]\.(\w+)", field)
+    m = re.fullmatch(r"flows\[(\d+)\]\.(\w+)(?:\.(\w+))?", field)
     if m and m[2] == "algorithm":
         return ScenarioError(f"--algos: {scenario.flows[int(m[1])].algorithm!r}: {message}")
+    if m and m[2] == "params":
+        return ScenarioError(f"--params: {scenario.flows[int(m[1])].algorithm}.{m[3]}: {message}")
     option = COMPARE_OPTIONS.get(f"flows.{m[2]}" if m else field)
     return ScenarioError(f"{option}: {message}" if option else str(e))
 
 
-def _compare_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
+def _compare_params(text: Optional[str], algos: list[str]) -> dict[str, dict[str, float]]:
+    """--params "abc=2,cubic.beta=0.7": a bare name sets the parameter of every chosen algorithm
+    that has it, ALGO.NAME only that algorithm's. Returns the params of each algorithm."""
+    params: dict[str, dict[str, float]] = {a: {} for a in algos}
+    if not text:
+        return params
+    known = {a["name"]: {p["name"] for p in a["params"]} for a in algorithms()}
+    for item in filter(None, (i.strip() for i in text.split(","))):
+        name, eq, value = item.partition("=")
+        algo, _, key = name.strip().rpartition(".")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ScenarioError(f"--params: {item!r}: give NAME=NUMBER or ALGORITHM.NAME=NUMBER, e.g. abc=2") from None
+        if not eq or not key:
+            raise ScenarioError(f"--params: {item!r}: give NAME=NUMBER or ALGORITHM.NAME=NUMBER, e.g. abc=2")
+        if algo and algo not in params:
+            raise ScenarioError(f"--params: {item!r}: {algo!r} is not one of the algorithms compared ({', '.join(algos)})")
+        # A qualified name goes to the core as given, which names a parameter the algorithm lacks.
+        targets = [algo] if algo else [a for a in algos if key in known.get(a, set())]
+        if not targets:
+            raise ScenarioError(f"--params: {key!r}: none of {', '.join(algos)} has this parameter (see tcpstart algorithms)")
+        for a in targets:
+            params[a][key] = number
+    return params
+
+
+def _compare_rows(results: dict[str, list[Result]], seed: int) -> list[dict[str, Any]]:
     rows = []
-    for result in results.values():
-        links = result.raw_summary["links"]
-        peak = next(link["max_queue_packets"] for link in links if link["name"] == "bottleneck")
-        for f in result.raw_summary["flows"]:
-            rows.append(
-                {
-                    "algorithm": f["algorithm"],
-                    "completion_time_s": f["completion_time"],
-                    "goodput_bps": f["goodput_bps"],
-                    "time_to_bdp_s": f["time_to_bdp"],
-                    "peak_queue_packets": peak,
-                    "drops": f["drops"],
-                    "retransmissions": f["retransmissions"],
-                }
-            )
+    for runs in results.values():
+        for i, result in enumerate(runs):
+            rows.extend(_flow_rows(result, seed + i))
     return rows
+
+
+def _flow_rows(result: Result, seed: int) -> list[dict[str, Any]]:
+    links = result.raw_summary["links"]
+    peak = next(link["max_queue_packets"] for link in links if link["name"] == "bottleneck")
+    return [
+        {
+            "algorithm": f["algorithm"],
+            "seed": seed,
+            "completion_time_s": f["completion_time"],
+            "goodput_bps": f["goodput_bps"],
+            "time_to_bdp_s": f["time_to_bdp"],
+            "peak_queue_packets": peak,
+            "drops": f["drops"],
+            "retransmissions": f["retransmissions"],
+        }
+        for f in result.raw_summary["flows"]
+    ]
 
 
 def compare_figures(results: dict[str, Result], shared: bool) -> tuple[Figure, Figure]:
@@ -164,14 +201,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     algos = list(dict.fromkeys(a.strip() for a in names if a.strip()))
     if not algos:
         raise ScenarioError("--algos: give at least one algorithm name, e.g. --algos reno,newreno")
+    if args.seeds < 1:
+        raise ScenarioError(f"--seeds: must be at least 1, got {args.seeds}")
+    params = _compare_params(args.params, algos)
     network = Dumbbell(rate=_value(args.rate), rtt=_value(args.rtt), queue=_value(args.queue))
-    common = dict(duration=_value(args.duration), seed=args.seed)
     size = _value(args.size)
-    if args.shared:
-        scenarios = {"shared": Scenario(network, [Flow(a, size=size) for a in algos], **common)}
-    else:
-        scenarios = {a: Scenario(network, [Flow(a, size=size)], **common) for a in algos}
-    for scenario in scenarios.values():
+
+    def scenarios(seed: int) -> dict[str, Scenario]:
+        common = dict(duration=_value(args.duration), seed=seed)
+        if args.shared:
+            return {"shared": Scenario(network, [Flow(a, size=size, params=params[a]) for a in algos], **common)}
+        return {a: Scenario(network, [Flow(a, size=size, params=params[a])], **common) for a in algos}
+
+    first = scenarios(args.seed)
+    for scenario in first.values():
         try:
             validate(scenario.to_dict())
         except ScenarioError as e:
@@ -183,29 +226,37 @@ def cmd_compare(args: argparse.Namespace) -> int:
     formats = _formats(args.format)
 
     how = "sharing one bottleneck" if args.shared else "one run each"
-    console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}")
-    results = {name: run(s) for name, s in scenarios.items()}
-    rows = _compare_rows(results)
+    seeds = f", seeds {args.seed}-{args.seed + args.seeds - 1} (means)" if args.seeds > 1 else ""
+    console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}{seeds}")
+    # Every algorithm and seed at once, on all cores.
+    todo = [(name, s) for seed in range(args.seed, args.seed + args.seeds) for name, s in scenarios(seed).items()]
+    done = run_many([s for _, s in todo], progress="compare" if console.is_terminal else None)
+    results: dict[str, list[Result]] = {name: [] for name in first}
+    for (name, _), result in zip(todo, done):
+        results[name].append(result)
+    rows = _compare_rows(results, args.seed)
 
+    firsts = {name: runs[0] for name, runs in results.items()}
     with atomic_directory(out) as tmp:
         pl.DataFrame(rows, infer_schema_length=None).write_csv(tmp / "compare.csv")
-        for name, result in results.items():
+        for name, result in firsts.items():
             # A shared run is one result; separate runs get a folder per algorithm.
             folder = tmp if args.shared else tmp / name
             folder.mkdir(exist_ok=True)
             result.write_into(folder)
-        _compare_plots(results, args.shared, tmp, formats)
+        _compare_plots(firsts, args.shared, tmp, formats)
 
     table = _table("algorithm", "completion", "goodput", "time to BDP", "peak queue", "drops", "retx")
-    for r in rows:
+    means = pl.DataFrame(rows, infer_schema_length=None).group_by("algorithm", maintain_order=True).mean()
+    for r in means.iter_rows(named=True):
         table.add_row(
             r["algorithm"],
             _secs(r["completion_time_s"]),
             _mbps(r["goodput_bps"]),
             _secs(r["time_to_bdp_s"]),
-            f"{r['peak_queue_packets']} pkt",
-            str(r["drops"]),
-            str(r["retransmissions"]),
+            f"{r['peak_queue_packets']:.0f} pkt",
+            f"{r['drops']:.0f}" if args.seeds == 1 else f"{r['drops']:.1f}",
+            f"{r['retransmissions']:.0f}" if args.seeds == 1 else f"{r['retransmissions']:.1f}",
         )
     console.print(table)
     console.print(f"results in {out}/")
@@ -420,6 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shared", action="store_true", help="all flows share one bottleneck in one run")
     p.add_argument("--duration", help="simulated time limit, e.g. 30s")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    p.add_argument("--seeds", type=int, default=1, help="runs per algorithm, seeds SEED, SEED+1, ...; the table shows their means, compare.csv each (default: %(default)s)")
+    p.add_argument("--params", help="algorithm parameters: NAME=NUMBER for every algorithm that has it, ALGO.NAME=NUMBER for one, e.g. abc=2,cubic.beta=0.7")
     p.add_argument("--out", metavar="DIR", help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
     p.add_argument(
         "--format", default="png", metavar="FMT[,FMT]",
@@ -472,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     add_crosscheck_command(commands)
+    add_sweep_command(commands)
     return parser
 
 

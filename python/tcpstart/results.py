@@ -142,6 +142,7 @@ class Result:
         """The scenario as given to the core, kept so that saved results say how they were made."""
         self.core_seconds = core_seconds
         """Wall time the simulation itself took (not saved: it differs from run to run)."""
+        self._provenance: Optional[Dict[str, Any]] = None
 
     @property
     def raw_summary(self) -> Dict[str, Any]:
@@ -190,7 +191,16 @@ class Result:
         res = cls.__new__(cls)
         res._run, res._summary, res._tables = out, None, {}
         res.pcaps, res.scenario, res.core_seconds = out.pcaps(), scenario, out.core_seconds
+        res._provenance = None
         return res
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A core run cannot leave its process: a pickled Result carries its tables as frames.
+        return (
+            Result,
+            (self.raw_summary, self.flows, self.queues, self.packets, self.pcaps, self.scenario, self.core_seconds),
+            {"_provenance": self.provenance},
+        )
 
     @property
     def summary(self) -> pl.DataFrame:
@@ -239,15 +249,15 @@ class Result:
 
         A loaded result keeps the provenance it was saved with; a new one takes this process's.
         """
-        if "provenance" not in self.raw_summary:
-            self.raw_summary["provenance"] = provenance()
-        prov: Dict[str, Any] = self.raw_summary["provenance"]
-        return prov
+        if self._provenance is None:
+            self._provenance = provenance()
+        return self._provenance
 
     def write_into(self, directory: Path) -> None:
         """Writes the files into an existing folder, without the all-or-nothing guarantee of save()."""
         meta = {"tcpstart.provenance": json.dumps(self.provenance)}
-        (directory / "summary.json").write_text(json.dumps(self.raw_summary, indent=2) + "\n")
+        summary = {**self.raw_summary, "provenance": self.provenance}
+        (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if self.scenario is not None:
             (directory / "scenario.json").write_text(json.dumps(self.scenario, indent=2, default=str) + "\n")
         self.flows.write_parquet(directory / "flows.parquet", metadata=meta)
@@ -266,14 +276,18 @@ class Result:
         try:
             packets = d / "packets.parquet"
             scenario = d / "scenario.json"
-            return cls(
-                raw_summary=json.loads((d / "summary.json").read_text()),
+            summary = json.loads((d / "summary.json").read_text())
+            loaded = cls(
+                raw_summary=summary,
                 flows=pl.read_parquet(d / "flows.parquet"),
                 queues=pl.read_parquet(d / "queues.parquet"),
                 packets=pl.read_parquet(packets) if packets.exists() else None,
                 pcaps={p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))},
                 scenario=json.loads(scenario.read_text()) if scenario.exists() else None,
             )
+            # A folder saved before provenance was recorded gets an empty one, not this process's.
+            loaded._provenance = summary.pop("provenance", {})
+            return loaded
         except (pl.exceptions.PolarsError, json.JSONDecodeError) as e:
             raise ValueError(f"{d}: damaged result file: {str(e).splitlines()[0]}") from None
 

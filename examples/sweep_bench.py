@@ -1,0 +1,89 @@
+"""The 10,000-run campaign of docs/campaigns.md: makespan, rerun, peak memory, Ray's overhead.
+
+    python examples/sweep_bench.py [--runs 10000] [--ray]
+
+Each measurement runs in a child process of its own, so that its peak RSS is its own. The
+campaign: single-flow 1 MB transfers over 20 Mbit/s with a 1-BDP queue and 0.05 % random loss,
+RTT 10-200 ms (50 values) x 4 algorithms x (runs / 200) replications.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+
+def campaign(runs: int, out: str):
+    import tcpstart as ts
+
+    base = ts.Scenario(network=ts.Dumbbell(rate="20Mbps", queue="1bdp", loss=0.0005), flows=[ts.Flow(size="1MB")])
+    axes = {"network.rtt": ts.Range("10ms", "200ms", 50), "flows[0].algorithm": ["cubic", "newreno", "bbr", "jump-start"]}
+    return ts.Sweep(base, axes, replications=max(1, runs // 200), out=out)
+
+
+def child(mode: str, runs: int, out: str) -> dict:
+    warnings.simplefilter("ignore")
+    sweep = campaign(runs, out)
+    result: dict = {"mode": mode, "runs": runs}
+    if mode == "core":
+        # The simulations alone: the campaign's scenarios through run_many, 1000 at a time.
+        import tcpstart as ts
+
+        plan = sweep.plan
+        scenarios = [plan.scenario(cell, seed, 0) for _, _, seed, cell in plan.runs()]
+        started = time.perf_counter()
+        for i in range(0, len(scenarios), 1000):
+            ts.run_many(scenarios[i : i + 1000])
+        result["seconds"] = time.perf_counter() - started
+    else:
+        backend = "local"
+        if mode == "ray":
+            import ray
+
+            ray.init(include_dashboard=False, log_to_driver=False, logging_level="warning")
+            backend = "ray"
+        stats = sweep.run(backend=backend)
+        result.update(seconds=stats.seconds, simulated=stats.simulated, cached=stats.cached)
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10000)
+    parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--dir", help="where the campaigns go (default: a temporary folder); its file system sets the store's speed")
+    parser.add_argument("--child", nargs=3, metavar=("MODE", "RUNS", "OUT"))
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child[0], int(args.child[1]), args.child[2])))
+        return
+
+    def measure(mode: str, runs: int, out: str) -> dict:
+        done = subprocess.run([sys.executable, __file__, "--child", mode, str(runs), out], capture_output=True, text=True, check=True)
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        print(json.dumps(r), flush=True)
+        return r
+
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        core = measure("core", args.runs, f"{tmp}/core")
+        first = measure("first", args.runs, f"{tmp}/local")
+        rerun = measure("rerun", args.runs, f"{tmp}/local")
+        small = measure("first", args.runs // 10, f"{tmp}/small")
+        print(f"simulation alone (run_many): {core['seconds']:.2f} s")
+        print(f"campaign, local: {first['seconds']:.2f} s ({first['seconds'] / core['seconds'] - 1:+.1%} over the simulations)")
+        print(f"rerun: {rerun['seconds']:.2f} s ({rerun['seconds'] / first['seconds']:.1%} of the first run)")
+        print(f"peak RSS: {first['peak_rss_mb']:.0f} MB for {args.runs} runs, {small['peak_rss_mb']:.0f} MB for {args.runs // 10}")
+        if args.ray:
+            ray = measure("ray", args.runs, f"{tmp}/ray")
+            print(f"campaign, Ray (local instance): {ray['seconds']:.2f} s ({ray['seconds'] / core['seconds'] - 1:+.1%} over the simulations)")
+
+
+if __name__ == "__main__":
+    main()

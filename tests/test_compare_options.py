@@ -1,0 +1,55 @@
+"""`tcpstart compare --params --seeds`: parameters per algorithm, several seeds, all runs at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+
+def completion(tmp_path: Path, name: str) -> dict[str, float]:
+    table = pl.read_csv(tmp_path / name / "compare.csv")
+    return dict(zip(table["algorithm"], table["completion_time_s"]))
+
+
+def test_params_reach_the_algorithm_they_name(cli, tmp_path: Path) -> None:
+    common = ("compare", "--algos", "newreno,cubic", "--size", "300KB", "--rtt", "300ms")
+    assert cli(*common, "--out", "plain")[0] == 0
+    assert cli(*common, "--params", "newreno.abc=2", "--out", "abc")[0] == 0
+    plain, abc = completion(tmp_path, "plain"), completion(tmp_path, "abc")
+    # Byte counting with L = 2 grows NewReno's window faster in slow start; CUBIC is untouched.
+    assert abc["newreno"] < plain["newreno"]
+    assert abc["cubic"] == plain["cubic"]
+    # A bare name goes to every compared algorithm that has the parameter (here NewReno only).
+    assert cli(*common, "--params", "abc=2", "--out", "bare")[0] == 0
+    assert completion(tmp_path, "bare") == abc
+
+
+def test_seeds_give_a_row_each_and_the_table_their_mean(cli, tmp_path: Path) -> None:
+    status, out, err = cli(
+        "compare", "--algos", "reno,newreno", "--size", "200KB", "--seed", "5", "--seeds", "3", "--out", "cmp"
+    )
+    assert status == 0, err
+    table = pl.read_csv(tmp_path / "cmp/compare.csv")
+    assert table.select("algorithm", "seed").rows() == [
+        ("reno", 5), ("reno", 6), ("reno", 7), ("newreno", 5), ("newreno", 6), ("newreno", 7)
+    ]
+    assert "seeds 5-7 (means)" in out
+    assert (tmp_path / "cmp/reno/summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--params", "foo=1"], "--params: 'foo': none of newreno, cubic has this parameter"),
+        (["--params", "cubic.abc=2"], "--params: cubic.abc: unknown parameter of cubic"),
+        (["--params", "cubic.beta=x"], "--params: 'cubic.beta=x': give NAME=NUMBER"),
+        (["--params", "reno.abc=2"], "--params: 'reno.abc=2': 'reno' is not one of the algorithms compared"),
+        (["--seeds", "0"], "--seeds: must be at least 1, got 0"),
+    ],
+)
+def test_bad_compare_options_get_one_line(cli, options: list[str], message: str) -> None:
+    status, _, err = cli("compare", "--algos", "newreno,cubic", "--size", "100KB", *options, "--out", "cmp")
+    assert status == 2
+    assert err.startswith(f"tcpstart: error: {message}") and err.count("\n") == 1
