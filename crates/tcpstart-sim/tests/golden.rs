@@ -37,8 +37,11 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// From the repository root, as messages name it.
+const GOLDEN_DIR: &str = "crates/tcpstart-sim/tests/golden";
+
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+    root().join(GOLDEN_DIR)
 }
 
 /// One scenario to run, with where its reference lives.
@@ -239,7 +242,7 @@ fn check(case: &Case, bless: bool) -> Option<String> {
         return Some(format!("{}: {}", case.name, if expected.is_some() { "updated" } else { "new" }));
     }
     let Some(expected) = expected else {
-        return Some(format!("{}: no reference at {}", case.name, path.display()));
+        return Some(format!("{}: no reference at {GOLDEN_DIR}/expected/{}.json", case.name, case.name));
     };
     let mut found = Vec::new();
     match serde_json::from_str::<Value>(&expected) {
@@ -255,7 +258,7 @@ fn check(case: &Case, bless: bool) -> Option<String> {
     if more > 0 {
         found.push(format!("... and {more} more"));
     }
-    Some(format!("{} ({}):\n    {}", case.name, path.display(), found.join("\n    ")))
+    Some(format!("{} ({GOLDEN_DIR}/expected/{}.json):\n    {}", case.name, case.name, found.join("\n    ")))
 }
 
 /// References with no case: a scenario was removed or renamed.
@@ -270,7 +273,10 @@ fn stale_references(cases: &[Case], bless: bool) -> Vec<String> {
                 if bless {
                     std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 }
-                stale.push(format!("{name}: {} has no case{}", path.display(), if bless { " (removed)" } else { "" }));
+                stale.push(format!(
+                    "{GOLDEN_DIR}/expected/{name}.json: no such case{}",
+                    if bless { " (removed)" } else { "" }
+                ));
             }
         }
     }
@@ -297,25 +303,27 @@ fn golden_outputs() {
         }
     });
     let mut reports = reports.into_inner().expect("no worker panicked");
-    reports.extend(stale_references(&cases, bless));
     reports.sort();
+    let stale = stale_references(&cases, bless);
     if bless {
-        for report in &reports {
+        for report in reports.iter().chain(&stale) {
             eprintln!("golden: {report}");
         }
         eprintln!(
-            "golden: {} of {} references rewritten; review them with `git diff {}`",
+            "golden: {} of {} references written; review them: git diff {GOLDEN_DIR}/",
             reports.len(),
-            cases.len(),
-            "crates/tcpstart-sim/tests/golden/"
+            cases.len()
         );
         return;
     }
     assert!(
-        reports.is_empty(),
-        "golden outputs differ in {} of {} cases:\n  {}\n\nIf the change is intended, regenerate the references, review them and say why in the commit:\n  {REGENERATE}\n  git diff crates/tcpstart-sim/tests/golden/\n",
+        reports.is_empty() && stale.is_empty(),
+        "golden outputs: {} of {} cases differ from their references; references without a case: {}.\n  {}\n\n\
+         If the change is intended, regenerate the references, review them and say why in the commit:\n  \
+         {REGENERATE}\n  git diff {GOLDEN_DIR}/\n",
         reports.len(),
         cases.len(),
-        reports.join("\n  "),
+        stale.len(),
+        reports.iter().chain(&stale).cloned().collect::<Vec<_>>().join("\n  "),
     );
 }
