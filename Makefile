@@ -1,7 +1,7 @@
 # tcpstart developer commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install test test-rust test-python bench crosscheck pgo-profile docs
+.PHONY: help install test test-rust test-python golden bench crosscheck pgo-profile docs
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -15,6 +15,11 @@ test-rust: ## Rust unit, property and scenario tests
 
 test-python: ## Python API and CLI tests against the installed package
 	$(PYTHON) -m pytest -q tests
+
+golden: ## regenerate the golden outputs on purpose, then review them (docs/testing.md)
+	TCPSTART_BLESS=1 cargo test -p tcpstart-sim --test golden -- --nocapture
+	git status --short -- crates/tcpstart-sim/tests/golden/
+	@echo "review: git diff crates/tcpstart-sim/tests/golden/ (and say why in the commit)"
 
 bench: ## B1-B4 natively, each in its own process: wall, packets and events per wall second, peak RSS
 	cargo run --profile release-lto -p tcpstart-sim --example bench -- B1 B2 B3 B4
