@@ -6,11 +6,16 @@ use core::time::Duration;
 
 /// The length of the number at the start of `t`: an optional sign, digits with at most one
 /// decimal point, and an exponent (`e6`, `E-3`) when digits follow the `e`, so "1e6bps" is
-/// 1e6 bps while the "e" of a unit is never taken for an exponent.
+/// 1e6 bps while the "e" of a unit is never taken for an exponent. "nan", "inf" and "infinity"
+/// are numbers too, for the field's range check to name them.
 fn number_len(t: &str) -> usize {
     let b = t.as_bytes();
     let digits = |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
     let mut end = if matches!(b.first(), Some(b'+' | b'-')) { 1 } else { 0 };
+    let word = |w: &str| b.len() >= end + w.len() && b[end..end + w.len()].eq_ignore_ascii_case(w.as_bytes());
+    if let Some(w) = ["infinity", "inf", "nan"].into_iter().find(|w| word(w)) {
+        return end + w.len();
+    }
     end = digits(end);
     if b.get(end) == Some(&b'.') {
         end = digits(end + 1);
@@ -41,6 +46,9 @@ fn unit_error(text: &str, allowed: &str) -> String {
 /// A rate in bits per second.
 pub fn parse_rate(text: &str) -> Result<f64, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(v);
+    }
     let scale = match unit.to_ascii_lowercase().as_str() {
         "bps" => 1.0,
         "kbps" => 1e3,
@@ -53,8 +61,12 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
 }
 
 /// A duration; a bare number is rejected because seconds vs milliseconds is a classic mistake.
+/// NaN and infinity are the longest duration, beyond every field's range.
 pub fn parse_time(text: &str) -> Result<Duration, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(Duration::MAX);
+    }
     let scale_ns = match unit {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
@@ -72,6 +84,9 @@ pub fn parse_time(text: &str) -> Result<Duration, String> {
 /// A size in bytes.
 pub fn parse_bytes(text: &str) -> Result<f64, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(v);
+    }
     let scale = size_scale(unit).ok_or_else(|| unit_error(text, "B, KB, MB, GB, KiB, MiB, GiB"))?;
     Ok(v * scale)
 }
@@ -99,6 +114,9 @@ pub enum QueueLimit {
 
 pub fn parse_queue(text: &str) -> Result<QueueLimit, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(QueueLimit::Packets(v));
+    }
     match unit {
         "" | "pkt" | "pkts" | "packets" | "p" => Ok(QueueLimit::Packets(v)),
         "bdp" | "BDP" => Ok(QueueLimit::Bdp(v)),
@@ -139,11 +157,21 @@ mod tests {
 
     #[test]
     fn malformed_numbers() {
-        for text in ["", "ms", "-", ".", "1-2ms", "1..2ms", "nan ms", "inf s", "++1s", "e6bps"] {
+        for text in ["", "ms", "-", ".", "1-2ms", "1..2ms", "n ms", "in s", "++1s", "e6bps"] {
             assert!(parse_time(text).is_err(), "{text:?}");
         }
         assert!(parse_time("1-2ms").unwrap_err().contains("unrecognised unit"));
-        assert!(parse_time("nan ms").unwrap_err().starts_with("expected a number"));
+        assert!(parse_time("na ms").unwrap_err().starts_with("expected a number"));
+    }
+
+    #[test]
+    fn nan_and_infinity_are_left_to_the_range_check() {
+        assert!(parse_rate("nan").unwrap().is_nan());
+        assert_eq!(parse_rate("-inf Mbps").unwrap(), f64::NEG_INFINITY);
+        assert_eq!(parse_bytes("Infinity").unwrap(), f64::INFINITY);
+        assert_eq!(parse_time("NaN ms").unwrap(), Duration::MAX);
+        assert_eq!(parse_time("inf").unwrap(), Duration::MAX);
+        assert!(matches!(parse_queue("nan bdp").unwrap(), QueueLimit::Packets(p) if p.is_nan()));
     }
 
     #[test]

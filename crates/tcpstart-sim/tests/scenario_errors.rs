@@ -213,6 +213,12 @@ fn unit_strings_take_exponents_and_name_overflow_with_the_range() {
     assert_eq!(e, "network.rtt: must be between 1µs and 100000s, got 1e999s");
     let e = error(r#"{"network": {"rate": "1e999Mbps", "rtt": "1ms"}, "flows": [{"size": 1}]}"#);
     assert_eq!(e, "network.rate: must be between 1Kbps and 10000Gbps, got 1e999Mbps");
+    let e = error(r#"{"network": {"rate": "nan", "rtt": "1ms"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.rate: must be between 1Kbps and 10000Gbps, got nan");
+    let e = error(r#"{"network": {"rate": "1Mbps", "rtt": "inf ms"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.rtt: must be between 1µs and 100000s, got inf ms");
+    let e = error(r#"{"network": {"rate": "1Mbps", "rtt": "1ms", "queue": "-Infinity"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.queue: must hold a whole number of packets between 1 and 1e9, got -inf");
 }
 
 #[test]
