@@ -72,7 +72,7 @@ def test_invalid_scenario_objects_are_reported_by_field() -> None:
         ts.run(ts.Scenario(flows=[ts.Flow(size="1MB", params={"nope": 1})]))
     with pytest.raises(ts.ScenarioError, match="^flows: "):
         ts.run(ts.Scenario())
-    with pytest.raises(TypeError):
+    with pytest.raises(ts.ScenarioError, match="^a scenario must be a Scenario, a dict or the path of a TOML file, got int$"):
         ts.run(42)  # type: ignore[arg-type]
 
 

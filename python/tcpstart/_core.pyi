@@ -3,7 +3,7 @@ summary and columns are converted when asked for."""
 
 from typing import Any, Optional, Union
 
-def validate(scenario_json: str) -> str:
+def validate(scenario: Any) -> str:
     """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
 
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
@@ -11,7 +11,7 @@ def validate(scenario_json: str) -> str:
 
 def run_all(scenarios: list[Union[str, dict[str, Any]]]) -> tuple[list[Run], Optional[str]]:
     """Simulates scenarios, each a dict or its JSON text, one after another without the GIL. A
-    dict gives what `json.dumps(d, default=str)` would give, without making that text.
+    dict gives what its text `tcpstart.scenario.to_json(d)` would give, without making that text.
 
     Returns the runs in order and None, or, when a scenario is not valid, the runs before it and
     its one-line error, "<field path>: <message>".

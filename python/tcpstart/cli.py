@@ -65,6 +65,13 @@ def _value(text: Optional[str]) -> Any:
     return float(text) if any(c in text for c in ".eE") else int(text)
 
 
+def _folder(text: str) -> str:
+    """An output folder option: an empty one would silently mean the default."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a folder name")
+    return text
+
+
 def _glue_negative_values(argv: Sequence[str]) -> list[str]:
     out: list[str] = []
     for arg in argv:
@@ -402,6 +409,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown benchmark {unknown[0]!r}; available: {', '.join([*bench.BENCHMARKS, 'B5'])}")
     if args.repeat < 1:
         raise ValueError(f"--repeat must be at least 1, got {args.repeat}")
+    if args.runs < 1:
+        raise ValueError(f"--runs must be at least 1, got {args.runs}")
+    if args.duration is not None:
+        # Checked here, before any child process runs a benchmark with it.
+        for name in chosen:
+            if name != "B5":
+                try:
+                    validate(bench.BENCHMARKS[name].scenario(_value(args.duration)))
+                except ScenarioError as e:
+                    raise ScenarioError(f"--duration: {str(e).partition(': ')[2]}") from None
     ns3 = None
     if args.ns3:
         from tcpstart import bench_ns3
@@ -473,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--seeds", type=int, default=1, help="runs per algorithm, seeds SEED, SEED+1, ...; the table shows their means, compare.csv each (default: %(default)s)")
     p.add_argument("--params", help="algorithm parameters: NAME=NUMBER for every algorithm that has it, ALGO.NAME=NUMBER for one, e.g. abc=2,cubic.beta=0.7")
-    p.add_argument("--out", metavar="DIR", help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
+    p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
     p.add_argument(
         "--format", default="png", metavar="FMT[,FMT]",
         help="figure formats, comma-separated: png, pdf, svg (default: %(default)s)",
@@ -482,7 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("run", help="run a scenario file and save its results")
     p.add_argument("scenario", metavar="SCENARIO.toml")
-    p.add_argument("--out", metavar="DIR", help="output folder (default: tcpstart-out/SCENARIO)")
+    p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/SCENARIO)")
     p.add_argument("--packets", action="store_true", help="record every packet event (packets.parquet)")
     p.add_argument("--pcap", nargs="+", metavar="LINK", help="write LINK.pcap, e.g. bottleneck sender0_out")
     p.set_defaults(func=cmd_run)
@@ -501,7 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("reproduce", help="rerun a paper's experiments and compare with its numbers")
     p.add_argument("name", metavar="NAME", help=f"{', '.join(reproduce_names())} or all")
-    p.add_argument("--out", metavar="DIR", help="parent folder of the reports (default: tcpstart-out/reproduce)")
+    p.add_argument("--out", metavar="DIR", type=_folder, help="parent folder of the reports (default: tcpstart-out/reproduce)")
     p.add_argument("--quick", action="store_true", help="fewer seeds and points: each paper in under a minute")
     p.set_defaults(func=cmd_reproduce)
 

@@ -19,10 +19,11 @@ fn user_error(e: ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// Validates a scenario and returns it resolved (defaults filled in) as JSON.
+/// Validates a scenario, a dict or its JSON text, read as `run_all` reads it; returns it
+/// resolved (defaults filled in) as JSON.
 #[pyfunction]
-fn validate(scenario_json: &str) -> PyResult<String> {
-    let s = scenario::from_json(scenario_json).map_err(user_error)?;
+fn validate(scenario: &Bound<'_, PyAny>) -> PyResult<String> {
+    let s = take(scenario)?.and_then(check).map_err(user_error)?;
     Ok(serde_json::to_string(&s).expect("a resolved scenario serialises"))
 }
 

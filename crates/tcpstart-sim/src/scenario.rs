@@ -447,9 +447,15 @@ pub fn with_path<'de, D: serde::Deserializer<'de>>(de: D) -> Result<RawScenario,
     serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
         let message = e.inner().to_string();
-        // serde_json appends " at line L column C", which means nothing to a TOML or Python user.
-        let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-        ScenarioError::new(if field == "." { String::new() } else { field }, message)
+        // serde_json appends " at line L column C", which means nothing to a TOML or Python user,
+        // and other readers (toml) the path on lines of their own.
+        let message = message.lines().next().unwrap_or_default();
+        let message = message.split(" at line ").next().unwrap_or(message);
+        let parent = if field == "." { String::new() } else { format!("{field}.") };
+        match message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
+            Some(name) => ScenarioError::new(format!("{parent}{name}"), "is required"),
+            None => ScenarioError::new(parent.trim_end_matches('.'), crate::error::in_user_terms(message)),
+        }
     })
 }
 
@@ -486,6 +492,12 @@ fn time(
     max: Duration,
 ) -> Result<Duration, ScenarioError> {
     let d = match q {
+        Quantity::Number(n) if !n.is_finite() => {
+            return Err(ScenarioError::new(
+                field,
+                format!("must be a time with a unit between {min:?} and {max:?}, got {}", q.text()),
+            ))
+        }
         Quantity::Number(_) => {
             return Err(ScenarioError::new(field, format!("give a unit, e.g. \"{}ms\" or \"{}s\"", q.text(), q.text())))
         }
@@ -550,7 +562,8 @@ fn in_range<T: PartialOrd + Display + Copy>(
     min: T,
     max: T,
 ) -> Result<T, ScenarioError> {
-    if v < min || v > max {
+    // Written so that NaN, which compares false with everything, is outside every range.
+    if !(v >= min && v <= max) {
         return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {v}")));
     }
     Ok(v)

@@ -4,19 +4,38 @@
 
 use core::time::Duration;
 
-/// Splits "12.5Mbps" into (12.5, "Mbps").
+/// The length of the number at the start of `t`: an optional sign, digits with at most one
+/// decimal point, and an exponent (`e6`, `E-3`) when digits follow the `e`, so "1e6bps" is
+/// 1e6 bps while the "e" of a unit is never taken for an exponent. "nan", "inf" and "infinity"
+/// are numbers too, for the field's range check to name them.
+fn number_len(t: &str) -> usize {
+    let b = t.as_bytes();
+    let digits = |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut end = if matches!(b.first(), Some(b'+' | b'-')) { 1 } else { 0 };
+    let word = |w: &str| b.len() >= end + w.len() && b[end..end + w.len()].eq_ignore_ascii_case(w.as_bytes());
+    if let Some(w) = ["infinity", "inf", "nan"].into_iter().find(|w| word(w)) {
+        return end + w.len();
+    }
+    end = digits(end);
+    if b.get(end) == Some(&b'.') {
+        end = digits(end + 1);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exponent_end = digits(end + 1 + sign);
+        if exponent_end > end + 1 + sign {
+            end = exponent_end;
+        }
+    }
+    end
+}
+
+/// Splits "12.5Mbps" into (12.5, "Mbps"). A number too large for a float is infinite here, and
+/// the field's range check then names the range it is outside.
 fn split_number(text: &str) -> Result<(f64, &str), String> {
     let t = text.trim();
-    let end = t
-        .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+')))
-        .map(|(i, _)| i)
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(end);
+    let (num, unit) = t.split_at(number_len(t));
     let value: f64 = num.parse().map_err(|_| format!("expected a number followed by a unit, got {text:?}"))?;
-    if !value.is_finite() {
-        return Err(format!("{text:?} is not a finite number"));
-    }
     Ok((value, unit.trim()))
 }
 
@@ -27,6 +46,9 @@ fn unit_error(text: &str, allowed: &str) -> String {
 /// A rate in bits per second.
 pub fn parse_rate(text: &str) -> Result<f64, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(v);
+    }
     let scale = match unit.to_ascii_lowercase().as_str() {
         "bps" => 1.0,
         "kbps" => 1e3,
@@ -39,8 +61,12 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
 }
 
 /// A duration; a bare number is rejected because seconds vs milliseconds is a classic mistake.
+/// NaN and infinity are the longest duration, beyond every field's range.
 pub fn parse_time(text: &str) -> Result<Duration, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(Duration::MAX);
+    }
     let scale_ns = match unit {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
@@ -58,6 +84,9 @@ pub fn parse_time(text: &str) -> Result<Duration, String> {
 /// A size in bytes.
 pub fn parse_bytes(text: &str) -> Result<f64, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(v);
+    }
     let scale = size_scale(unit).ok_or_else(|| unit_error(text, "B, KB, MB, GB, KiB, MiB, GiB"))?;
     Ok(v * scale)
 }
@@ -85,6 +114,9 @@ pub enum QueueLimit {
 
 pub fn parse_queue(text: &str) -> Result<QueueLimit, String> {
     let (v, unit) = split_number(text)?;
+    if !v.is_finite() {
+        return Ok(QueueLimit::Packets(v));
+    }
     match unit {
         "" | "pkt" | "pkts" | "packets" | "p" => Ok(QueueLimit::Packets(v)),
         "bdp" | "BDP" => Ok(QueueLimit::Bdp(v)),
@@ -105,6 +137,41 @@ mod tests {
         assert_eq!(parse_rate("10gbps").unwrap(), 10e9);
         assert!(parse_rate("20MB").unwrap_err().contains("Mbps"));
         assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn numbers_with_exponents() {
+        assert_eq!(parse_rate("1e6bps").unwrap(), 1e6);
+        assert_eq!(parse_rate("1e3Mbps").unwrap(), 1e9);
+        assert_eq!(parse_rate("2.5E-1 Gbps").unwrap(), 0.25e9);
+        assert_eq!(parse_rate("1e+2Kbps").unwrap(), 1e5);
+        assert_eq!(parse_time("1e-3s").unwrap(), Duration::from_millis(1));
+        assert_eq!(parse_bytes("1.5e6B").unwrap(), 1.5e6);
+        assert_eq!(parse_queue("1e2").unwrap(), QueueLimit::Packets(100.0));
+        assert_eq!(parse_queue("2e0bdp").unwrap(), QueueLimit::Bdp(2.0));
+        // An "e" without digits after it starts the unit.
+        assert!(parse_rate("1ebps").unwrap_err().contains("unrecognised unit"));
+        // Beyond a float: infinite, for the range check to refuse.
+        assert_eq!(parse_rate("1e999bps").unwrap(), f64::INFINITY);
+    }
+
+    #[test]
+    fn malformed_numbers() {
+        for text in ["", "ms", "-", ".", "1-2ms", "1..2ms", "n ms", "in s", "++1s", "e6bps"] {
+            assert!(parse_time(text).is_err(), "{text:?}");
+        }
+        assert!(parse_time("1-2ms").unwrap_err().contains("unrecognised unit"));
+        assert!(parse_time("na ms").unwrap_err().starts_with("expected a number"));
+    }
+
+    #[test]
+    fn nan_and_infinity_are_left_to_the_range_check() {
+        assert!(parse_rate("nan").unwrap().is_nan());
+        assert_eq!(parse_rate("-inf Mbps").unwrap(), f64::NEG_INFINITY);
+        assert_eq!(parse_bytes("Infinity").unwrap(), f64::INFINITY);
+        assert_eq!(parse_time("NaN ms").unwrap(), Duration::MAX);
+        assert_eq!(parse_time("inf").unwrap(), Duration::MAX);
+        assert!(matches!(parse_queue("nan bdp").unwrap(), QueueLimit::Packets(p) if p.is_nan()));
     }
 
     #[test]

@@ -61,9 +61,9 @@ fn pcap_of_an_unknown_link_is_refused() {
 #[test]
 fn a_quantity_of_the_wrong_type_says_what_is_expected() {
     let e = error(&format!(r#"{{{NET}, "flows": [{{"size": true}}]}}"#));
-    assert_eq!(e, "flows[0].size: invalid type: boolean `true`, expected a number or a string with a unit");
+    assert_eq!(e, "flows[0].size: must be a number or a string with a unit, got true");
     let e = error(r#"{"network": {"rate": [1], "rtt": "100ms"}, "flows": [{"size": 1000}]}"#);
-    assert_eq!(e, "network.rate: invalid type: sequence, expected a number or a string with a unit");
+    assert_eq!(e, "network.rate: must be a number or a string with a unit, got a list");
 }
 
 #[test]
@@ -167,4 +167,89 @@ fn a_default_out_of_range_is_named_as_written() {
     assert_eq!(e, "tcp.rto_max: must be between 100s and 100000s, got 60s");
     let e = error(&format!(r#"{{{NET}, "flows": [{{"size": 1000, "tcp": {{"rto_min": "100s"}}}}]}}"#));
     assert_eq!(e, "flows[0].tcp.rto_max: must be between 100s and 100000s, got 60s");
+}
+
+/// The error for a scenario written in TOML, which, unlike JSON, can hold NaN and infinity.
+fn toml_error(text: &str) -> String {
+    let value: toml::Value = toml::from_str(text).unwrap();
+    match tcpstart_sim::scenario::with_path(value) {
+        Ok(raw) => raw.validate().map(|_| ()).unwrap_err().to_string(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn nan_and_infinity_are_named_with_the_range() {
+    let net = "[network]\nrate = \"10Mbps\"\nrtt = \"100ms\"\n";
+    let flow = "[[flows]]\nsize = 1000\n";
+    let cases = [
+        ("[network]\nrate = nan\nrtt = \"100ms\"\n[[flows]]\nsize = 1\n", "network.rate: must be between 1Kbps and 10000Gbps, got NaN"),
+        ("[network]\nrate = inf\nrtt = \"100ms\"\n[[flows]]\nsize = 1\n", "network.rate: must be between 1Kbps and 10000Gbps, got inf"),
+        ("[network]\nrate = \"10Mbps\"\nrtt = nan\n[[flows]]\nsize = 1\n", "network.rtt: must be a time with a unit between 1µs and 100000s, got NaN"),
+        (&format!("{net}loss = nan\n{flow}"), "network.loss: must be a probability in [0, 1), got NaN"),
+        (&format!("{net}queue = -inf\n{flow}"), "network.queue: must hold a whole number of packets between 1 and 1e9, got -inf"),
+        (&format!("{net}router_pps = inf\n{flow}"), "network.router_pps: must be between 1 and 1e9 packets per second, got inf"),
+        (&format!("{net}aqm = {{ kind = \"red\", min_th = nan }}\n{flow}"), "network.aqm.min_th: must be between 0 and 1000000000, got NaN"),
+        (&format!("{net}[tcp]\ninitial_ssthresh = nan\n{flow}"), "tcp.initial_ssthresh: must be between 2 and 1000000000, got NaN"),
+        (&format!("{net}[tcp]\ninitial_window = nan\n{flow}"), "tcp.initial_window: must be between 1 and 100000, got NaN"),
+        (&format!("{net}{flow}params = {{ abc = nan }}\n"), "flows[0].params.abc: must be an integer in [0, 64], got NaN"),
+        (&format!("{net}{flow}size = inf\n").replace("size = 1000\n", ""), "flows[0].size: must be between 1 and 1000000000000000 bytes, got inf"),
+        (&format!("{net}[[web]]\npage_objects_mean = nan\n"), "web[0].page_objects_mean: must be between 0.001 and 1000000, got NaN"),
+        (&format!("{net}[[web]]\nobject_packets_shape = inf\n"), "web[0].object_packets_shape: must be more than 1 (the mean is infinite otherwise) and at most 100, got inf"),
+        (&format!("seed = nan\n{net}{flow}"), "seed: must be a whole number from 0 to 18446744073709551615, got NaN"),
+        (&format!("seed = 1e20\n{net}{flow}"), "seed: must be a whole number from 0 to 18446744073709551615, got 100000000000000000000.0"),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(toml_error(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn unit_strings_take_exponents_and_name_overflow_with_the_range() {
+    let ok = r#"{"network": {"rate": "1e7bps", "rtt": "1e2ms", "queue": "1e2"}, "flows": [{"size": "1e3KB"}]}"#;
+    let s = from_json(ok).unwrap();
+    assert_eq!((s.network.rate_bps, s.flows[0].size), (1e7, Some(1_000_000)));
+    let e = error(r#"{"network": {"rate": "1e3Mbps", "rtt": "1e999s"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.rtt: must be between 1µs and 100000s, got 1e999s");
+    let e = error(r#"{"network": {"rate": "1e999Mbps", "rtt": "1ms"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.rate: must be between 1Kbps and 10000Gbps, got 1e999Mbps");
+    let e = error(r#"{"network": {"rate": "nan", "rtt": "1ms"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.rate: must be between 1Kbps and 10000Gbps, got nan");
+    let e = error(r#"{"network": {"rate": "1Mbps", "rtt": "inf ms"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.rtt: must be between 1µs and 100000s, got inf ms");
+    let e = error(r#"{"network": {"rate": "1Mbps", "rtt": "1ms", "queue": "-Infinity"}, "flows": [{"size": 1}]}"#);
+    assert_eq!(e, "network.queue: must hold a whole number of packets between 1 and 1e9, got -inf");
+}
+
+#[test]
+fn wrong_types_say_what_is_expected_in_the_users_terms() {
+    let cases = [
+        (r#"{"seed": -1}"#, "seed: must be a whole number from 0 to 18446744073709551615, got -1"),
+        (r#"{"seed": 1.5}"#, "seed: must be a whole number from 0 to 18446744073709551615, got 1.5"),
+        (r#"{"seed": "x"}"#, r#"seed: must be a whole number from 0 to 18446744073709551615, got "x""#),
+        (r#"{"network": "x"}"#, r#"network: must be a table, got "x""#),
+        (
+            r#"{"network": {"rate": "1Mbps", "rtt": "1ms", "hosts": 5000000000}}"#,
+            "network.hosts: must be a whole number from 0 to 4294967295, got 5000000000",
+        ),
+        (
+            r#"{"network": {"rate": "1Mbps", "rtt": "1ms", "loss": "1%"}}"#,
+            r#"network.loss: must be a number, got "1%""#,
+        ),
+        (r#"{"network": {"rate": "1Mbps", "rtt": "1ms"}, "flows": {}}"#, "flows: must be a list, got a table"),
+        (r#"{"network": {"rate": "1Mbps", "rtt": "1ms"}, "flows": [[]]}"#, "flows[0]: must be a table, got a list"),
+        (
+            r#"{"network": {"rate": "1Mbps", "rtt": "1ms"}, "tcp": {"sack": 1}}"#,
+            "tcp.sack: must be true or false, got 1",
+        ),
+        (
+            r#"{"network": {"rate": "1Mbps", "rtt": "1ms"}, "trace": {"pcap": "bottleneck"}}"#,
+            r#"trace.pcap: must be a list, got "bottleneck""#,
+        ),
+        (r#"{"flows": []}"#, "network: is required"),
+        (r#"[]"#, "must be a table, got a list"),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(error(text), expected, "{text}");
+    }
 }
