@@ -195,6 +195,7 @@ struct Blame {
     /// Whether the packets are capped by the links over `duration` (else by what flows send).
     capped_by_duration: bool,
     packets: Largest,
+    flow_rows: Culprit,
     pcap: Largest,
     /// "100Gbps for 1000s": the capacity behind a cap by duration.
     capacity: String,
@@ -216,6 +217,9 @@ impl Estimate {
         let duration = raw.resolve_duration().ok().flatten();
         let base_mss = raw.tcp.mss.unwrap_or(MSS).max(64) as f64;
         let mut demand = [Demand::default(); 2];
+        // Connections that send until the end, and those that end (sized flows, web objects)
+        // with the packets they ask for: each traces differently.
+        let (mut bulk, mut sized, mut sized_packets) = (0.0, 0.0, 0.0);
         // When the last traffic should have started, in seconds, for a run without a duration.
         let mut last_start: f64 = 0.0;
         let secs = |q: Option<&Quantity>| {
@@ -239,6 +243,10 @@ impl Estimate {
                 Some(q) => bytes("", q, 1.0, 1e15).map_or(1.0, |b| (b as f64 / mss).ceil()),
             };
             e.connections += n;
+            match packets.is_finite() {
+                true => (sized, sized_packets) = (sized + n as f64, sized_packets + n as f64 * packets),
+                false => bulk += n as f64,
+            }
             blame.connections.offer(Culprit::Entry("flows", i, if n > 1 { count_field } else { "" }), n as f64);
             let asked = n as f64 * packets;
             demand[dir_index(&f.direction)].tcp += asked;
@@ -265,6 +273,7 @@ impl Estimate {
             blame.connections.offer(Culprit::Entry("web", i, field), objects as f64);
             // An object of Y packets, Y rounded up: about half a packet above the mean.
             let asked = objects as f64 * (spec.object_packets.mean() + 0.5);
+            (sized, sized_packets) = (sized + objects as f64, sized_packets + asked);
             demand[dir_index(&w.direction)].tcp += asked;
             let field = if spec.object_packets.mean() / 4.0 > spec.page_objects.mean() / 4.0 {
                 "object_packets_mean"
@@ -335,7 +344,10 @@ impl Estimate {
         let handshakes = e.connections as f64;
         let link: Vec<f64> =
             (0..2).map(|d| carried[d].tcp + carried[d].udp + carried[1 - d].tcp / per_ack + handshakes).collect();
-        let tcp_packets: f64 = (0..2).map(|d| carried[d].tcp * (1.0 + 1.0 / per_ack)).sum::<f64>() + 2.0 * handshakes;
+        let with_acks = 1.0 + 1.0 / per_ack;
+        let tcp_data: f64 = carried.iter().map(|c| c.tcp).sum();
+        let tcp_packets = tcp_data * with_acks + 2.0 * handshakes;
+        let sized_packets = sized_packets.min(tcp_data) * with_acks + 2.0 * sized;
         e.packets = (link[0] + link[1]) as u64;
 
         let tr = &raw.trace;
@@ -345,10 +357,11 @@ impl Estimate {
             i => Some(seconds / i.as_secs_f64() + 1.0),
         };
         let connections = e.connections as f64;
-        // A flow has a row per tick while it lives, but pauses after 10 ticks without an event;
+        // A flow has a row per tick while it lives, but pauses after 10 ticks without an event,
+        // so at most 10 for each of its packets (many flows sharing a link are mostly idle);
         // with "0s", a row at every change (at most one per packet it sends or is acknowledged).
         let flow_rows = match ticks(&tr.interval) {
-            Some(t) => (connections * t).min(10.0 * tcp_packets),
+            Some(t) => (bulk * t).min(10.0 * (tcp_packets - sized_packets)) + (sized * t).min(10.0 * sized_packets),
             None => tcp_packets,
         } + 3.0 * connections;
         // The bottleneck queues; the access links rarely hold a queue.
@@ -383,6 +396,13 @@ impl Estimate {
             + packet_rows * PACKET_ROW_BYTES
             + 2.0 * pcap) as u64;
         e.cpu_seconds = e.packets as f64 / PACKETS_PER_CPU_SECOND + connections / CONNECTIONS_PER_CPU_SECOND;
+        // Rows on the default grid grow with the connections, or, without a duration, with the
+        // time the transfers take.
+        blame.flow_rows = match (&tr.interval, duration) {
+            (Some(_), _) => Culprit::Top("trace.interval"),
+            (None, Some(_)) => blame.connections.field,
+            (None, None) => blame.packets.field,
+        };
         e.blame = blame;
         e
     }
@@ -438,7 +458,7 @@ impl Estimate {
             ),
             (
                 self.flow_rows as f64 * FLOW_ROW_BYTES,
-                Culprit::Top("trace.interval"),
+                b.flow_rows,
                 format!("{:.1e} rows of the flows table", self.flow_rows as f64),
             ),
             (
