@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tcpstart.batch import run_many
     from tcpstart.results import Result
-    from tcpstart.simulate import algorithms, run
+    from tcpstart.simulate import algorithms, estimate, run
     from tcpstart.scenario import (
         AckCompression,
         Aqm,
         Dumbbell,
         Flow,
+        Limits,
         Scenario,
         ScenarioError,
         Tcp,
@@ -46,6 +47,7 @@ _EXPORTS = {
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
+    "Limits": "tcpstart.scenario",
     "Result": "tcpstart.results",
     "Scenario": "tcpstart.scenario",
     "ScenarioError": "tcpstart.scenario",
@@ -54,6 +56,7 @@ _EXPORTS = {
     "Udp": "tcpstart.scenario",
     "Web": "tcpstart.scenario",
     "algorithms": "tcpstart.simulate",
+    "estimate": "tcpstart.simulate",
     "load_scenario": "tcpstart.scenario",
     "run": "tcpstart.simulate",
     "run_many": "tcpstart.batch",
