@@ -93,7 +93,7 @@ def test_the_estimate_is_near_the_run() -> None:
     e = ts.estimate(scn)
     assert e["refusal"] is None and e["connections"] == 4 and e["simulated_seconds"] == 10
     links = ts.run(scn).links
-    carried = links.filter(links["link"].str.starts_with("bottleneck"))["packets_sent"].sum()
+    carried = links.filter(links["name"].str.starts_with("bottleneck"))["packets_sent"].sum()
     assert 1 / 1.3 < e["packets"] / carried < 1.3, (e["packets"], carried)
     assert 0 < e["cpu_seconds"] < 1 and 0 < e["memory_bytes"] < 100e6
 

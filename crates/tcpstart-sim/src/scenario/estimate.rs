@@ -16,7 +16,9 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::{bytes, default_trace_interval, direction, in_range, rate, time, trace_interval, Quantity, RawScenario};
+use super::{
+    bytes, default_trace_interval, direction, fmt_rate, in_range, rate, time, trace_interval, Quantity, RawScenario,
+};
 use super::{MAX_FLOWS_PER_ENTRY, MAX_TIME, MSS};
 use crate::error::ScenarioError;
 use crate::packet::Direction;
@@ -192,13 +194,13 @@ pub struct Estimate {
 #[derive(Clone, Debug, Default)]
 struct Blame {
     connections: Largest,
-    /// Whether the packets are capped by the links over `duration` (else by what flows send).
-    capped_by_duration: bool,
+    /// The packets are capped by a link over `duration` (else by what the traffic asks for).
+    capped_by: Option<Duration>,
     packets: Largest,
     flow_rows: Culprit,
     pcap: Largest,
-    /// "100Gbps for 1000s": the capacity behind a cap by duration.
-    capacity: String,
+    /// The rate of the link whose packets `duration` caps.
+    capped_rate_bps: f64,
 }
 
 /// Traffic that one direction's bottleneck link is asked to carry, in packets.
@@ -327,15 +329,11 @@ impl Estimate {
             let room = per_second[d] * seconds;
             let udp = demand[d].udp.min(room);
             carried[d] = Demand { udp, tcp: demand[d].tcp.min(room - udp) };
-            if duration.is_some() && demand[d].tcp + demand[d].udp > room {
-                blame.capped_by_duration = true;
+            if duration.is_some() && demand[d].tcp + demand[d].udp > room && blame.capped_by.is_none() {
+                blame.capped_by = duration;
+                blame.capped_rate_bps = [forward, reverse][d];
             }
         }
-        blame.capacity = format!(
-            "{} for {}",
-            net.rate.as_ref().map_or(String::new(), Quantity::text),
-            raw.duration.as_ref().map_or(String::new(), Quantity::text)
-        );
         // ACKs cross the other link: one per `delack_count` segments with delayed ACKs.
         let per_ack = match raw.tcp.delayed_ack {
             Some(false) => 1.0,
@@ -429,14 +427,14 @@ impl Estimate {
         }
         if self.packets > limits.packets {
             let b = &self.blame;
-            let (field, why) = match b.capped_by_duration {
-                true => (Culprit::Top("duration"), format!(", {}", b.capacity)),
-                false => (b.packets.field, String::new()),
+            let (field, why) = match b.capped_by {
+                Some(d) => (Culprit::Top("duration"), format!(" ({} for {d:?})", fmt_rate(b.capped_rate_bps))),
+                None => (b.packets.field, String::new()),
             };
             return Err(ScenarioError::new(
                 field,
                 format!(
-                    "the run would simulate about {:.1e} packets{why} (about {} of CPU time), above the limit of {:.0e}; {}",
+                    "the run would simulate about {:.1e} packets{why}, about {} of CPU time, above the limit of {:.0e}; {}",
                     self.packets as f64,
                     fmt_seconds(self.cpu_seconds),
                     limits.packets as f64,
