@@ -69,6 +69,22 @@ fn a_sized_transfer_too_long_for_its_link_names_its_size() {
     refusal(spec, "flows[0].size");
 }
 
+#[test]
+fn a_huge_queue_is_sized_by_the_windows_that_fill_it() {
+    // A billion-packet queue holds what 20000 connections' 16 MB windows send into it.
+    let flows = json!([{"count": 20_000}]);
+    let spec = json!({"network": {"rate": "10Gbps", "rtt": "40ms", "queue": "1000000000pkt"}, "flows": flows, "duration": "1s"});
+    let e = refusal(spec.clone(), "network.queue");
+    assert!(e.contains("packets queued at once"), "{e}");
+    let held = estimate(&spec).packets_held as f64;
+    assert!((held / (20_000.0 * 16e6 / 1500.0) - 1.0).abs() < 0.01, "{held}");
+    // The default queue, a BDP, holds a BDP, and the link as much again; nothing is sent the
+    // other way.
+    let spec = json!({"network": {"rate": "10Gbps", "rtt": "40ms"}, "flows": flows, "duration": "1s"});
+    let bdp = 10e9 / 8.0 * 0.04 / 1500.0;
+    assert!((estimate(&spec).packets_held as f64 / (2.0 * bdp) - 1.0).abs() < 0.01);
+}
+
 // The limits are raised in the scenario; bad limits are named like any other field.
 
 #[test]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     bytes, default_trace_interval, direction, fmt_rate, in_range, rate, time, trace_interval, Quantity, RawScenario,
 };
-use super::{MAX_FLOWS_PER_ENTRY, MAX_TIME, MSS};
+use super::{limit, Limit, MAX_FLOWS_PER_ENTRY, MAX_TIME, MSS, RCV_BUF};
 use crate::error::ScenarioError;
 use crate::packet::Direction;
 use crate::traffic::udp::UDP_HEADER_BYTES;
@@ -123,6 +123,8 @@ const QUEUE_ROW_BYTES: f64 = 2.0 * 36.0;
 const PACKET_ROW_BYTES: f64 = 2.0 * 52.0 + 52.0;
 /// Record header (16), IPv4 (20) and TCP (20-60) headers: the payload is not captured.
 const PCAP_RECORD_BYTES: f64 = 90.0;
+/// A packet held in a queue or on a wire, with its sender's record of it.
+const PACKET_BYTES: f64 = 200.0;
 
 /// CPU cost, as on the machine of docs/performance.md: B1 carries 10 M bottleneck packets
 /// (data and ACKs) per second; a connection's set-up, trace and summary cost about 20 us.
@@ -177,6 +179,9 @@ pub struct Estimate {
     pub simulated_seconds: f64,
     /// Packets over the two bottleneck links: data segments, ACKs, handshakes and datagrams.
     pub packets: u64,
+    /// Packets the bottleneck queues and links can hold at once, as far as the connections'
+    /// receive windows fill them.
+    pub packets_held: u64,
     /// Rows of the `flows`, `queues` and `packets` tables, and bytes of the pcap files.
     pub flow_rows: u64,
     pub queue_rows: u64,
@@ -222,6 +227,8 @@ impl Estimate {
         // Connections that send until the end, and those that end (sized flows, web objects)
         // with the packets they ask for: each traces differently.
         let (mut bulk, mut sized, mut sized_packets) = (0.0, 0.0, 0.0);
+        // Connections by the direction of their data.
+        let mut senders = [0.0; 2];
         // When the last traffic should have started, in seconds, for a run without a duration.
         let mut last_start: f64 = 0.0;
         let secs = |q: Option<&Quantity>| {
@@ -252,6 +259,7 @@ impl Estimate {
             blame.connections.offer(Culprit::Entry("flows", i, if n > 1 { count_field } else { "" }), n as f64);
             let asked = n as f64 * packets;
             demand[dir_index(&f.direction)].tcp += asked;
+            senders[dir_index(&f.direction)] += n as f64;
             blame.packets.offer(Culprit::Entry("flows", i, if n > 1 { count_field } else { "size" }), asked);
             let start = match &f.starts {
                 Some(list) => list.iter().map(|q| secs(Some(q))).fold(0.0, f64::max),
@@ -277,6 +285,7 @@ impl Estimate {
             let asked = objects as f64 * (spec.object_packets.mean() + 0.5);
             (sized, sized_packets) = (sized + objects as f64, sized_packets + asked);
             demand[dir_index(&w.direction)].tcp += asked;
+            senders[dir_index(&w.direction)] += objects as f64;
             let field = if spec.object_packets.mean() / 4.0 > spec.page_objects.mean() / 4.0 {
                 "object_packets_mean"
             } else {
@@ -387,7 +396,9 @@ impl Estimate {
         e.queue_rows = queue_rows as u64;
         e.packet_rows = packet_rows as u64;
         e.pcap_bytes = pcap as u64;
+        e.packets_held = packets_held(raw, per_second, wire_bits / 8.0, senders) as u64;
         e.memory_bytes = (connections * CONNECTION_BYTES
+            + e.packets_held as f64 * PACKET_BYTES
             + e.udp_sources as f64 * UDP_SOURCE_BYTES
             + flow_rows * FLOW_ROW_BYTES
             + queue_rows * QUEUE_ROW_BYTES
@@ -469,12 +480,44 @@ impl Estimate {
                 Culprit::Top("trace.packets"),
                 format!("{:.1e} rows of the packets table", self.packet_rows as f64),
             ),
+            (
+                self.packets_held as f64 * PACKET_BYTES,
+                Culprit::Top("network.queue"),
+                format!("{:.1e} packets queued at once", self.packets_held as f64),
+            ),
             (2.0 * self.pcap_bytes as f64, b.pcap.field, format!("{} of pcap", fmt_bytes(self.pcap_bytes as f64))),
         ];
         let (_, field, what) =
             parts.into_iter().fold((0.0, Culprit::None, String::new()), |a, b| if b.0 > a.0 { b } else { a });
         (field, what)
     }
+}
+
+/// Packets the two bottleneck directions hold at once (queue and wire) when the receive windows
+/// of the connections sending that way are full: a queue of a billion packets holds only what
+/// is sent into it.
+fn packets_held(raw: &RawScenario, per_second: [f64; 2], mtu: f64, senders: [f64; 2]) -> f64 {
+    let net = &raw.network;
+    let rtt = match (&net.rtt, &net.delay) {
+        (Some(q), _) => time("", q, Duration::ZERO, MAX_TIME).ok(),
+        (None, Some(q)) => time("", q, Duration::ZERO, MAX_TIME).ok().map(|d| 2 * d),
+        (None, None) => None,
+    }
+    .map_or(0.0, |d| d.as_secs_f64());
+    let rcv_buf = raw.tcp.rcv_buf.as_ref().and_then(|q| bytes("", q, 1.0, 1e12).ok()).unwrap_or(RCV_BUF);
+    let queues = [&net.queue, &net.reverse_queue.clone().or(net.queue.clone())];
+    (0..2)
+        .map(|d| {
+            let wire = per_second[d] * rtt;
+            let queue = match queues[d].as_ref().map(|q| limit("", q, wire * mtu, mtu)) {
+                Some(Ok(Limit::Packets(p))) => p as f64,
+                Some(Ok(Limit::Bytes(b))) => b as f64 / mtu,
+                Some(Err(_)) => 0.0,
+                None => wire,
+            };
+            (wire + queue).min(senders[d] * rcv_buf as f64 / mtu)
+        })
+        .sum()
 }
 
 /// `x` rounded up to two significant digits: a limit that lets the run through.
