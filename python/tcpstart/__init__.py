@@ -26,13 +26,14 @@ if TYPE_CHECKING:
     # `X as X`: the names type checkers see as exported (mypy --strict, pyright).
     from tcpstart.batch import run_many as run_many
     from tcpstart.results import Result as Result
-    from tcpstart.simulate import algorithms as algorithms, run as run
+    from tcpstart.simulate import algorithms as algorithms, estimate as estimate, run as run
     from tcpstart.sweep import Range as Range, Sweep as Sweep
     from tcpstart.scenario import (
         AckCompression as AckCompression,
         Aqm as Aqm,
         Dumbbell as Dumbbell,
         Flow as Flow,
+        Limits as Limits,
         Scenario as Scenario,
         ScenarioError as ScenarioError,
         Tcp as Tcp,
@@ -50,6 +51,7 @@ _EXPORTS = {
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
+    "Limits": "tcpstart.scenario",
     "Range": "tcpstart.sweep",
     "Result": "tcpstart.results",
     "Scenario": "tcpstart.scenario",
@@ -60,6 +62,7 @@ _EXPORTS = {
     "Udp": "tcpstart.scenario",
     "Web": "tcpstart.scenario",
     "algorithms": "tcpstart.simulate",
+    "estimate": "tcpstart.simulate",
     "load_scenario": "tcpstart.scenario",
     "run": "tcpstart.simulate",
     "run_many": "tcpstart.batch",

@@ -9,6 +9,11 @@ def validate(scenario: Any) -> str:
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
     """
 
+def estimate(scenario: Union[str, dict[str, Any]]) -> dict[str, Any]:
+    """The estimated size of the scenario's run (connections, packets, rows, memory_bytes,
+    cpu_seconds, ...), its limits and `refusal`: None or the one-line reason a run is refused.
+    Raises ValueError for a scenario within its limits that is not valid."""
+
 def run_all(scenarios: list[Union[str, dict[str, Any]]]) -> tuple[list[Run], Optional[str]]:
     """Simulates scenarios, each a dict or its JSON text, one after another without the GIL. A
     dict gives what its text `tcpstart.scenario.to_json(d)` would give, without making that text.

@@ -297,6 +297,20 @@ class Trace:
 
 
 @dataclass
+class Limits:
+    """What a run may use; a scenario whose estimated size exceeds them is refused before it
+    starts (`tcpstart.estimate` shows the estimate). Unset fields take the values of the
+    TCPSTART_LIMITS environment variable ("memory=8GB,packets=5e9"), else 4 GB and 1e9 packets.
+    """
+
+    memory: Optional[Quantity] = None
+    packets: Optional[float] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
 class Scenario:
     """A complete experiment: network, flows, shared TCP options, time limit, seed and tracing.
 
@@ -314,6 +328,7 @@ class Scenario:
     duration: Optional[Quantity] = None
     seed: int = 1
     trace: Trace = field(default_factory=Trace)
+    limits: Optional[Limits] = None
 
     def to_dict(self) -> dict[str, Any]:
         """The scenario in the shape of a TOML file, with only the fields that were set."""
@@ -341,6 +356,7 @@ class Scenario:
             duration=d.get("duration"),
             seed=d.get("seed", 1),
             trace=Trace(**d.get("trace", {})),
+            limits=Limits(**d["limits"]) if "limits" in d else None,
         )
 
     @classmethod

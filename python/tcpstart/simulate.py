@@ -35,6 +35,22 @@ def run_in_turn(scenarios: Sequence[ScenarioLike]) -> list[Result]:
     return [Result.from_core(out, scenario=d) for out, (d, _) in zip(runs, given)]
 
 
+def estimate(scenario: ScenarioLike) -> dict[str, Any]:
+    """The estimated size of a scenario's run, before anything of it is expanded or simulated.
+
+    Returns connections, udp_sources, simulated_seconds, packets (over the two bottleneck
+    links), flow_rows, queue_rows, packet_rows, pcap_bytes, memory_bytes, cpu_seconds, the
+    limits the run is held to (memory, packets) and refusal: None, or the one-line reason
+    `run` would refuse the scenario. Raises ScenarioError for a scenario within its limits that
+    is not valid (one beyond them is not expanded, so not every field is checked).
+    """
+    d, path = scenario_dict(scenario)
+    try:
+        return _core.estimate(d)
+    except ValueError as e:
+        raise ScenarioError(f"{path}: {e}" if path else str(e)) from None
+
+
 def algorithms() -> list[dict[str, Any]]:
     """The available congestion-control algorithms with their parameters, defaults and ranges."""
     return json.loads(_core.algorithms())

@@ -27,6 +27,29 @@ fn validate(scenario: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(serde_json::to_string(&s).expect("a resolved scenario serialises"))
 }
 
+/// The estimated size of a scenario's run (given as JSON text or a dict) and its limits, as a
+/// dict; `refusal` is the one-line reason a run would be refused, or None. A scenario within its
+/// limits is also validated (a ValueError names a bad field); one beyond them is not expanded.
+#[pyfunction]
+fn estimate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let raw = match take(scenario)?.and_then(|input| match input {
+        Input::Text(text) => scenario::parse(&text),
+        Input::Read(raw) => Ok(*raw),
+    }) {
+        Ok(raw) => raw,
+        Err(e) => return Err(user_error(e)),
+    };
+    let (size, limits) = raw.estimate().map_err(user_error)?;
+    let refusal = size.within(&limits).err();
+    if refusal.is_none() {
+        raw.validate().map_err(user_error)?;
+    }
+    let mut value = serde_json::to_value(&size).expect("an estimate serialises");
+    value["limits"] = serde_json::to_value(limits).expect("limits serialise");
+    value["refusal"] = refusal.map(|e| e.to_string()).into();
+    to_python(py, &value)
+}
+
 /// Lists the algorithms with their parameters, as JSON.
 #[pyfunction]
 fn algorithms() -> String {
@@ -300,6 +323,7 @@ fn run_all(py: Python<'_>, scenarios: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<Ru
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(run_all, m)?)?;
     m.add_class::<Run>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

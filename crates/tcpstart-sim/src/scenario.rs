@@ -21,6 +21,9 @@ use crate::traffic::web::{generate, Page, WebSpec};
 use crate::traffic::{stream, Stream};
 use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
 
+mod estimate;
+pub use estimate::{Estimate, Limits, RawLimits};
+
 /// A value written either as a number or as a string with a unit.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
@@ -84,6 +87,9 @@ pub struct RawScenario {
     pub web: Vec<RawWeb>,
     #[serde(default)]
     pub trace: RawTrace,
+    /// What the run may use: it is refused before it starts if its estimate exceeds these.
+    #[serde(default)]
+    pub limits: RawLimits,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -433,13 +439,17 @@ pub struct Host {
 
 /// Parses and validates a scenario given as JSON text.
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+    parse(text)?.validate()
+}
+
+/// Parses a scenario given as JSON text, without checking its values.
+pub fn parse(text: &str) -> Result<RawScenario, ScenarioError> {
     // Tracking the field path costs an allocation per key; only an error needs it, so a scenario
     // that does not parse is parsed a second time, with the path.
-    let raw = match serde_json::from_str::<RawScenario>(text) {
-        Ok(raw) => raw,
-        Err(_) => with_path(&mut serde_json::Deserializer::from_str(text))?,
-    };
-    raw.validate()
+    match serde_json::from_str::<RawScenario>(text) {
+        Ok(raw) => Ok(raw),
+        Err(_) => with_path(&mut serde_json::Deserializer::from_str(text)),
+    }
 }
 
 /// Reads a scenario again that failed to read, for the error with the path of the field at fault.
@@ -570,6 +580,10 @@ fn in_range<T: PartialOrd + Display + Copy>(
 }
 
 const MAX_TIME: Duration = Duration::from_secs(100_000);
+/// Flows one `[[flows]]` entry (`count` or `starts`) or `[[udp]]` entry stands for.
+const MAX_FLOWS_PER_ENTRY: u32 = 100_000;
+/// The default `tcp.mss`.
+const MSS: u32 = 1460;
 
 /// The path `parent.name` of a field, written out only when printed.
 #[derive(Clone, Copy)]
@@ -620,7 +634,7 @@ impl RawTcp {
             // Checked all the same: the default rto_max is too small for an rto_min above it.
             None => time_within(&f(name), default.value, default.text, min, max),
         };
-        let mss = in_range(&f("mss"), self.mss.unwrap_or(1460), 64, 65_000)?;
+        let mss = in_range(&f("mss"), self.mss.unwrap_or(MSS), 64, 65_000)?;
         let initial_window = match &self.initial_window {
             None => 10 * mss as u64,
             Some(Quantity::Number(n)) => {
@@ -863,6 +877,18 @@ fn packets_per_second(field: &str, v: Option<f64>) -> Result<Option<f64>, Scenar
 }
 
 impl RawScenario {
+    fn resolve_duration(&self) -> Result<Option<Duration>, ScenarioError> {
+        self.duration.as_ref().map(|q| time("duration", q, Duration::from_nanos(1), MAX_TIME)).transpose()
+    }
+
+    /// The estimated size of this scenario's run and the limits it is held to, from the
+    /// scenario as written: nothing is expanded, so a scenario far too large is sized at once.
+    pub fn estimate(&self) -> Result<(Estimate, Limits), ScenarioError> {
+        Ok((Estimate::of(self), self.limits()?))
+    }
+
+    /// Checks every field and resolves the scenario; refuses it, before expanding its traffic,
+    /// when its estimated size exceeds its limits.
     pub fn validate(&self) -> Result<Scenario, ScenarioError> {
         let n = &self.network;
         let rate_bps = rate(
@@ -958,6 +984,8 @@ impl RawScenario {
             }
             None => "newreno".to_string(),
         };
+        let (size, limits) = self.estimate()?;
+        size.within(&limits)?;
         let mut hosts = HostPlan::new(n.hosts, Host { access_rate_bps, access_delay })?;
         let mut flows = Vec::new();
         let mut unlimited_entry = None;
@@ -1045,16 +1073,13 @@ impl RawScenario {
             if spec.stop.is_none() && unlimited_entry.is_none() {
                 unlimited_entry = Some(format!("{at} has no stop time"));
             }
-            for _ in 0..in_range(&format!("{at}.count"), raw.count.unwrap_or(1), 1, 100_000)? {
+            for _ in 0..in_range(&format!("{at}.count"), raw.count.unwrap_or(1), 1, MAX_FLOWS_PER_ENTRY)? {
                 let (host, _) = hosts.assign(&at, raw.host, None)?;
                 udp.push(UdpSpec { host, ..spec.clone() });
             }
         }
 
-        let duration = match &self.duration {
-            Some(q) => Some(time("duration", q, Duration::from_nanos(1), MAX_TIME)?),
-            None => None,
-        };
+        let duration = self.resolve_duration()?;
         if duration.is_none() {
             if let Some(why) = unlimited_entry {
                 return Err(ScenarioError::new("duration", format!("is required because {why}")));
@@ -1177,7 +1202,7 @@ impl RawFlow {
             if let Some((name, _)) = clash.iter().find(|(_, set)| *set) {
                 return Err(ScenarioError::new(field("starts"), format!("give either starts or {name}, not both")));
             }
-            if list.is_empty() || list.len() > 100_000 {
+            if list.is_empty() || list.len() > MAX_FLOWS_PER_ENTRY as usize {
                 return Err(ScenarioError::new(field("starts"), "must list between 1 and 100000 start times"));
             }
             return list
@@ -1190,7 +1215,7 @@ impl RawFlow {
             Some(q) => time(&field("start"), q, Duration::ZERO, MAX_TIME)?,
             None => Duration::ZERO,
         };
-        let count = in_range(&field("count"), self.count.unwrap_or(1), 1, 100_000)?;
+        let count = in_range(&field("count"), self.count.unwrap_or(1), 1, MAX_FLOWS_PER_ENTRY)?;
         let interval = match &self.interval {
             Some(q) => time(&field("interval"), q, Duration::ZERO, MAX_TIME)?,
             None => Duration::ZERO,

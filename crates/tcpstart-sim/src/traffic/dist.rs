@@ -30,6 +30,10 @@ impl Lomax {
         Lomax { scale: mean * (shape - 1.0), shape }
     }
 
+    pub fn mean(&self) -> f64 {
+        self.scale / (self.shape - 1.0)
+    }
+
     pub fn sample(&self, rng: &mut impl Rng) -> f64 {
         self.scale * (unit(rng).powf(-1.0 / self.shape) - 1.0)
     }
@@ -58,7 +62,7 @@ mod tests {
     fn scale_follows_from_mean_and_shape() {
         // ns-2: paretoII(avg * (shape - 1), shape).
         let d = Lomax::from_mean(4.0, 1.5);
-        assert_eq!(d.scale, 2.0);
+        assert_eq!((d.scale, d.mean()), (2.0, 4.0));
         assert_eq!(d.tail(0.0), 1.0);
         // (1 + 2/2)^-1.5 = 2^-1.5
         assert!((d.tail(2.0) - 2f64.powf(-1.5)).abs() < 1e-15);

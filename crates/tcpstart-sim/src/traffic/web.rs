@@ -15,10 +15,13 @@
 //!
 //! Sizes and gaps are drawn when the scenario is validated, so the resolved scenario lists every
 //! object; what depends on the network (when later pages start) is decided during the run.
+//! Before they are drawn, [`object_count`] counts them without drawing them, so that a workload
+//! too large to hold is refused before it is allocated.
 
 use core::time::Duration;
 
 use rand::Rng;
+use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 use super::dist::{exponential, Lomax};
@@ -81,6 +84,22 @@ pub fn generate(spec: &WebSpec, rng: &mut impl Rng) -> Vec<SessionPlan> {
         .collect()
 }
 
+/// The number of objects [`generate`] draws from a generator in the state of `rng`, without
+/// drawing them: O(sessions x pages), whatever the pages hold. Every draw of `generate` takes one
+/// `u64` from the generator (an f64 from one `u64`, see [`super::dist`]), so after a page's gap
+/// and object count, its objects' draws (a size each, a gap before each but the first) are
+/// skipped with the generator's jump-ahead.
+pub fn object_count(spec: &WebSpec, mut rng: Pcg64Mcg) -> u64 {
+    let mut total = 0u64;
+    for _ in 0..spec.sessions as u64 * spec.pages as u64 {
+        rng.advance(1);
+        let n = spec.page_objects.sample_count(&mut rng);
+        rng.advance(2 * n as u128 - 1);
+        total = total.saturating_add(n);
+    }
+    total
+}
+
 /// A page as the simulator runs it: its objects are the flows `first_flow..first_flow + objects`
 /// (their `start` is the offset within the page).
 #[derive(Clone, Debug, Serialize)]
@@ -91,4 +110,34 @@ pub struct Page {
     pub start: Option<Duration>,
     /// The page that follows this one when it completes, and the wait before it.
     pub next: Option<(u32, Duration)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traffic::{stream, Stream};
+
+    #[test]
+    fn object_count_is_what_generate_draws() {
+        let spec = |sessions, pages, objects_mean, shape| WebSpec {
+            sessions,
+            session_interval: Duration::from_millis(5),
+            start: Duration::ZERO,
+            pages,
+            page_objects: Lomax::from_mean(objects_mean, shape),
+            page_interval: Duration::from_millis(500),
+            object_packets: Lomax::from_mean(4.0, 1.2),
+            object_interval: Duration::from_millis(50),
+        };
+        for (k, s) in [spec(50, 5, 4.0, 1.5), spec(3, 40, 30.0, 1.1), spec(200, 1, 0.5, 3.0)].iter().enumerate() {
+            for seed in 1..4 {
+                let drawn: usize = generate(s, &mut stream(seed, Stream::Web(k)))
+                    .iter()
+                    .flat_map(|session| &session.pages)
+                    .map(|page| page.objects.len())
+                    .sum();
+                assert_eq!(object_count(s, stream(seed, Stream::Web(k))), drawn as u64, "spec {k}, seed {seed}");
+            }
+        }
+    }
 }
