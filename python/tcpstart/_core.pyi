@@ -1,7 +1,7 @@
 """The Rust core. Scenarios cross this boundary as dicts or JSON text; results as a `Run` whose
 summary and columns are converted when asked for."""
 
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 def validate(scenario_json: str) -> str:
     """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
@@ -9,13 +9,32 @@ def validate(scenario_json: str) -> str:
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
     """
 
-def run_all(scenarios: list[Union[str, dict[str, Any]]]) -> tuple[list[Run], Optional[str]]:
+def run_all(
+    scenarios: list[Union[str, dict[str, Any]]],
+    stop: Optional[Stop] = None,
+    progress: Optional[Callable[[int, float, Optional[float]], None]] = None,
+) -> tuple[list[Run], Optional[str]]:
     """Simulates scenarios, each a dict or its JSON text, one after another without the GIL. A
     dict gives what `json.dumps(d, default=str)` would give, without making that text.
 
     Returns the runs in order and None, or, when a scenario is not valid, the runs before it and
     its one-line error, "<field path>: <message>".
+
+    On the main thread the runs let Python handle signals every 50 ms: Ctrl-C raises
+    KeyboardInterrupt. Setting `stop` from another thread raises KeyboardInterrupt too.
+    `progress(index in the batch, simulated seconds, end seconds or None)` is called every
+    50 ms. A run that breaks an invariant raises InvariantError.
     """
+
+class Stop:
+    """A flag shared by runs: setting it stops each within milliseconds."""
+
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
+
+class InvariantError(RuntimeError):
+    """A run broke one of the simulator's invariants (a simulator bug): the message names the
+    invariant, the simulated time and the flow."""
 
 class Run:
     """A finished run held in Rust. Columns are a dict of name -> (numpy type code, bytes) or
@@ -24,7 +43,6 @@ class Run:
 
     core_seconds: float
     """Wall time of the simulation alone."""
-    invariants_ok: bool
 
     def summary(self) -> dict[str, Any]:
         """The summary as a new dict, equal to json.loads of summary.json."""
