@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tcpstart.batch import run_many
     from tcpstart.results import Result
-    from tcpstart.simulate import algorithms, run
+    from tcpstart.simulate import InvariantError, algorithms, run
     from tcpstart.scenario import (
         AckCompression,
         Aqm,
@@ -46,6 +46,7 @@ _EXPORTS = {
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
+    "InvariantError": "tcpstart.simulate",
     "Result": "tcpstart.results",
     "Scenario": "tcpstart.scenario",
     "ScenarioError": "tcpstart.scenario",
