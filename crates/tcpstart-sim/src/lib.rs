@@ -48,9 +48,12 @@ pub fn run(scenario: Scenario) -> RunOutput {
 /// Simulates `scenario` to the end, showing `watch` its progress every few thousand events (see
 /// [`sim::WATCH_EVERY`]); stops when `watch` breaks or an invariant does. The output does not
 /// depend on the watcher.
-pub fn run_watched(scenario: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Result<RunOutput, Stopped> {
+pub fn run_watched(
+    scenario: Scenario,
+    mut watch: impl FnMut(Progress) -> ControlFlow<()>,
+) -> Result<RunOutput, Stopped> {
     let mut sim = Simulation::new(scenario);
-    sim.run(watch)?;
+    sim.run(&mut watch)?;
     let invariants = output::invariants(&sim);
     if !invariants.ok {
         return Err(Stopped::Broken(output::conservation_violation(&sim, &invariants)));
