@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     # `X as X`: the names type checkers see as exported (mypy --strict, pyright).
     from tcpstart.batch import run_many as run_many
     from tcpstart.results import Result as Result
-    from tcpstart.simulate import algorithms as algorithms, estimate as estimate, run as run
+    from tcpstart.simulate import InvariantError as InvariantError, algorithms as algorithms, estimate as estimate, run as run
     from tcpstart.sweep import Range as Range, Sweep as Sweep
     from tcpstart.scenario import (
         AckCompression as AckCompression,
@@ -51,6 +51,7 @@ _EXPORTS = {
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
+    "InvariantError": "tcpstart.simulate",
     "Limits": "tcpstart.scenario",
     "Range": "tcpstart.sweep",
     "Result": "tcpstart.results",

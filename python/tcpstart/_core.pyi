@@ -1,7 +1,7 @@
 """The Rust core. Scenarios cross this boundary as dicts or JSON text; results as a `Run` whose
 summary and columns are converted when asked for."""
 
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 def validate(scenario: Any) -> str:
     """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
@@ -14,13 +14,32 @@ def estimate(scenario: Union[str, dict[str, Any]]) -> dict[str, Any]:
     cpu_seconds, ...), its limits and `refusal`: None or the one-line reason a run is refused.
     Raises ValueError for a scenario within its limits that is not valid."""
 
-def run_all(scenarios: list[Union[str, dict[str, Any]]]) -> tuple[list[Run], Optional[str]]:
+def run_all(
+    scenarios: list[Union[str, dict[str, Any]]],
+    stop: Optional[Stop] = None,
+    progress: Optional[Callable[[int, float, Optional[float]], None]] = None,
+) -> tuple[list[Run], Optional[str]]:
     """Simulates scenarios, each a dict or its JSON text, one after another without the GIL. A
     dict gives what its text `tcpstart.scenario.to_json(d)` would give, without making that text.
 
     Returns the runs in order and None, or, when a scenario is not valid, the runs before it and
     its one-line error, "<field path>: <message>".
+
+    On the main thread the runs let Python handle signals every 50 ms: Ctrl-C raises
+    KeyboardInterrupt. Setting `stop` from another thread raises KeyboardInterrupt too.
+    `progress(index in the batch, simulated seconds, end seconds or None)` is called every
+    50 ms. A run that breaks an invariant raises InvariantError.
     """
+
+class Stop:
+    """A flag shared by runs: setting it stops each within milliseconds."""
+
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
+
+class InvariantError(RuntimeError):
+    """A run broke one of the simulator's invariants (a simulator bug): the message names the
+    invariant, the simulated time and the flow."""
 
 class Run:
     """A finished run held in Rust. Columns are a dict of name -> (numpy type code, bytes) or
@@ -29,7 +48,6 @@ class Run:
 
     core_seconds: float
     """Wall time of the simulation alone."""
-    invariants_ok: bool
 
     def summary(self) -> dict[str, Any]:
         """The summary as a new dict, equal to json.loads of summary.json."""

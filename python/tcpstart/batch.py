@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable, Iterable, Optional, Sequence
 
 from rich.progress import Progress
 
+from tcpstart import _core
 from tcpstart.results import Result
 from tcpstart.simulate import run_in_turn
 from tcpstart.scenario import ScenarioLike
@@ -35,7 +36,9 @@ def run_many(
 
     `workers` defaults to the number of usable cores; `progress` is a label for a progress bar
     (none when omitted). An invalid scenario raises its ScenarioError (the first invalid one in
-    the order given); the workers then take no further scenarios.
+    the order given); the workers then take no further scenarios. Ctrl-C stops every worker
+    within milliseconds and raises KeyboardInterrupt; a run that breaks an invariant raises
+    InvariantError.
     """
     items: Sequence[ScenarioLike] = list(scenarios)
     n = workers or default_workers()
@@ -71,20 +74,26 @@ def _helper_threads(count: int) -> ThreadPoolExecutor:
 
 def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Callable[[int], None]) -> list[Result]:
     """Runs the chunks on `workers` threads, the calling thread being one of them instead of
-    waiting for the others: with one worker no other thread takes part."""
+    waiting for the others: with one worker no other thread takes part. The first failure (an
+    invalid scenario, Ctrl-C on the calling thread) sets a flag that stops the runs under way on
+    every thread within milliseconds."""
     done: list[list[Result]] = [[] for _ in chunks]
     failed: dict[int, BaseException] = {}
+    stop = _core.Stop()
     # A range iterator hands out each index once, whichever thread asks (next() holds the GIL).
     pending = iter(range(len(chunks)))
 
     def work() -> None:
         for i in pending:
-            if failed:
+            if stop.is_set():
                 return
             try:
-                done[i] = run_in_turn(chunks[i])
+                done[i] = run_in_turn(chunks[i], stop)
             except BaseException as e:  # an invalid scenario or an interrupt: the others stop too
-                failed[i] = e
+                # A run stopped by the flag raises KeyboardInterrupt: not a failure of its own.
+                if not stop.is_set():
+                    failed[i] = e
+                    stop.set()
                 return
             advance(len(chunks[i]))
 
@@ -95,8 +104,9 @@ def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Cal
         work()
         for f in others:
             f.result()
-    except BaseException as e:  # interrupted while waiting: no worker takes another chunk
-        failed[-1] = e
+    except BaseException:  # interrupted while waiting: the helpers stop, and are waited for
+        stop.set()
+        wait(others)
         raise
     if failed:
         # Chunks are taken in order, so every chunk before the first failed one has been run:

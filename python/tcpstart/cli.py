@@ -1,7 +1,9 @@
 """The `tcpstart` command: compare, run, plot, algorithms, validate, reproduce, bench.
 
 User mistakes (bad options, bad scenario files, unwritable folders) end with one line on stderr,
-`tcpstart: error: <what and where>`, and exit status 2, never a traceback.
+`tcpstart: error: <what and where>`, and exit status 2, never a traceback. A run that breaks one
+of the simulator's invariants (a simulator bug) ends the same way with exit status 3, and Ctrl-C
+stops any command at once with exit status 130; neither leaves a result folder behind.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from tcpstart.batch import run_many
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result, describe_scenario
-from tcpstart.simulate import algorithms, run
+from tcpstart.simulate import InvariantError, algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
 from tcpstart.sweep.command import add_command as add_sweep_command
 
@@ -324,13 +326,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out or f"tcpstart-out/{Path(args.scenario).stem}")
     check_output_folder(out)
     with _in_file(args.scenario):
-        result = run(scenario)
+        result = run(scenario, label=Path(args.scenario).name)
     result.save(out)
     many = len(result.raw_summary["flows"]) > MAX_FLOW_ROWS or result.raw_summary["udp"]
     console.print(_class_table(result) if many else _summary_table(result))
-    invariants = result.raw_summary["invariants"]
-    if not invariants["ok"]:
-        print(f"tcpstart: warning: packet accounting does not add up (a simulator bug): {invariants}", file=sys.stderr)
     console.print(f"results in {out}/")
     return 0
 
@@ -563,5 +562,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ValueError, OSError) as e:
         print(f"tcpstart: error: {_describe(e)}", file=sys.stderr)
         return 2
+    except InvariantError as e:
+        print(f"tcpstart: error: {_describe(e)}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
+        print("tcpstart: interrupted", file=sys.stderr)
         return 130

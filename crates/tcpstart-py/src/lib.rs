@@ -2,7 +2,13 @@
 //! simulator without holding the GIL, and hands results over as columns (never row by row) and
 //! the summary as Python objects built straight from Rust's, each part when first asked for.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
@@ -11,9 +17,17 @@ use serde::Deserialize;
 use tcpstart_sim::output::{LinkSummary, Summary};
 use tcpstart_sim::scenario::{RawScenario, Scenario};
 use tcpstart_sim::trace::{FlowTrace, PacketTrace, Phases, QueueTrace};
-use tcpstart_sim::{scenario, ScenarioError};
+use tcpstart_sim::{scenario, Progress, ScenarioError, Stopped};
 
 mod pyde;
+
+create_exception!(
+    _core,
+    InvariantError,
+    PyRuntimeError,
+    "A run broke one of the simulator's invariants (a simulator bug): the message names the invariant, the \
+     simulated time and the flow."
+);
 
 fn user_error(e: ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -170,12 +184,6 @@ impl Run {
         to_python(py, &self.summary.to_value())
     }
 
-    /// Whether the run's packet accounting adds up (`summary["invariants"]["ok"]`).
-    #[getter]
-    fn invariants_ok(&self) -> bool {
-        self.summary.invariants.ok
-    }
-
     /// The flow time series as columns, its table built from the recorded runs now; hands them
     /// over once (the Rust copy is freed).
     fn take_flows<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -267,19 +275,96 @@ fn check(input: Input) -> Result<Scenario, ScenarioError> {
     }
 }
 
+/// A flag that stops every run given it within a few milliseconds: the runs of a batch on
+/// several threads (tcpstart.batch) share one, and the first to be interrupted sets it.
+#[pyclass(module = "tcpstart._core", frozen)]
+#[derive(Default)]
+struct Stop(Arc<AtomicBool>);
+
+#[pymethods]
+impl Stop {
+    #[new]
+    fn new() -> Self {
+        Stop::default()
+    }
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// How often a run that looks at Python takes the GIL to do so: Ctrl-C is seen within this
+/// (plus the few thousand events between two looks at the clock), and progress is shown as often.
+const LOOK_EVERY: Duration = Duration::from_millis(50);
+
+/// What a batch's runs look at while they go, from the simulator's watch points.
+struct Watcher {
+    stop: Option<Arc<AtomicBool>>,
+    /// Take the GIL now and then: on Python's main thread, the only one that handles signals, or
+    /// to call `progress`. Other threads only read `stop`, which costs nothing.
+    looks: bool,
+    /// Called as progress(index in the batch, simulated seconds, end in seconds or None).
+    progress: Option<Py<PyAny>>,
+    last_look: std::time::Instant,
+    /// What Python raised at a look (KeyboardInterrupt, or the progress callback's error).
+    raised: Option<PyErr>,
+}
+
+impl Watcher {
+    fn watch(&mut self, index: usize, p: Progress) -> ControlFlow<()> {
+        if self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return ControlFlow::Break(());
+        }
+        if !self.looks || self.last_look.elapsed() < LOOK_EVERY {
+            return ControlFlow::Continue(());
+        }
+        self.last_look = std::time::Instant::now();
+        let looked = Python::with_gil(|py| {
+            py.check_signals()?;
+            if let Some(progress) = &self.progress {
+                progress.call1(py, (index, p.now.as_secs_f64(), p.end.map(|e| e.as_secs_f64())))?;
+            }
+            Ok(())
+        });
+        match looked {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.raised = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// The Python error of a run that stopped early.
+    fn error(&mut self, stopped: Stopped) -> PyErr {
+        match stopped {
+            Stopped::Broken(v) => InvariantError::new_err(v.to_string()),
+            // Interrupted here, or by another run sharing the stop flag.
+            Stopped::Interrupted => self.raised.take().unwrap_or_else(|| PyKeyboardInterrupt::new_err(())),
+        }
+    }
+}
+
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    Ok(threading.call_method0("current_thread")?.is(&threading.call_method0("main_thread")?))
+}
+
 /// Simulates one checked scenario.
-fn simulate(s: Scenario) -> Run {
+fn simulate(s: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Run, Stopped> {
     let started = std::time::Instant::now();
-    let out = tcpstart_sim::run(s);
+    let out = tcpstart_sim::run_watched(s, watch)?;
     let core_seconds = started.elapsed().as_secs_f64();
-    Run {
+    Ok(Run {
         summary: out.summary,
         flows: Some(out.flows),
         queues: Some(out.queues),
         packets: out.packets,
         pcaps: out.pcaps,
         core_seconds,
-    }
+    })
 }
 
 /// Simulates scenarios, each a dict or its JSON text, one after another without holding the GIL
@@ -287,8 +372,19 @@ fn simulate(s: Scenario) -> Run {
 /// everything but the hand-over, and a batch pays for releasing and taking back the GIL once.
 /// Returns the runs in order and, if a scenario is not valid, the one-line error of the first
 /// such (the runs stop there).
+///
+/// On the main thread the runs take the GIL every 50 ms to let Python handle signals, so Ctrl-C
+/// raises KeyboardInterrupt at once; `stop` (a `Stop`) stops them from another thread, raising
+/// KeyboardInterrupt too; `progress` is called at those looks. A run that breaks an invariant
+/// raises InvariantError.
 #[pyfunction]
-fn run_all(py: Python<'_>, scenarios: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<Run>, Option<String>)> {
+#[pyo3(signature = (scenarios, stop=None, progress=None))]
+fn run_all(
+    py: Python<'_>,
+    scenarios: Vec<Bound<'_, PyAny>>,
+    stop: Option<Bound<'_, Stop>>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Vec<Run>, Option<String>)> {
     let mut inputs = Vec::with_capacity(scenarios.len());
     let mut unreadable = None;
     for s in &scenarios {
@@ -300,7 +396,14 @@ fn run_all(py: Python<'_>, scenarios: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<Ru
             }
         }
     }
-    Ok(py.allow_threads(|| {
+    let mut watcher = Watcher {
+        stop: stop.map(|s| s.get().0.clone()),
+        looks: progress.is_some() || on_main_thread(py)?,
+        progress,
+        last_look: std::time::Instant::now(),
+        raised: None,
+    };
+    let (runs, error, stopped) = py.allow_threads(|| {
         // All are checked before the first is simulated: checking one right after a simulation,
         // with its code and data evicted from the caches, took 2.0 us against 0.7 us warm
         // (docs/performance.md, "Thirteenth round: B5's overhead after the faster core").
@@ -315,8 +418,19 @@ fn run_all(py: Python<'_>, scenarios: Vec<Bound<'_, PyAny>>) -> PyResult<(Vec<Ru
                 }
             }
         }
-        (checked.into_iter().map(simulate).collect(), error)
-    }))
+        let mut runs = Vec::with_capacity(checked.len());
+        for (i, s) in checked.into_iter().enumerate() {
+            match simulate(s, |p| watcher.watch(i, p)) {
+                Ok(run) => runs.push(run),
+                Err(stopped) => return (runs, error, Some(stopped)),
+            }
+        }
+        (runs, error, None)
+    });
+    match stopped {
+        Some(stopped) => Err(watcher.error(stopped)),
+        None => Ok((runs, error)),
+    }
 }
 
 #[pymodule]
@@ -326,6 +440,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(run_all, m)?)?;
     m.add_class::<Run>()?;
+    m.add_class::<Stop>()?;
+    m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Set by the package's build backend (pgo/maturin_with_profile.py): the commit and PGO use.
     m.add("__build__", option_env!("TCPSTART_BUILD_INFO").unwrap_or("{}"))?;

@@ -8,6 +8,7 @@ pub mod ack_compression;
 pub mod delay_line;
 pub mod error;
 pub mod event;
+pub mod invariant;
 pub mod link;
 pub mod metrics;
 pub mod output;
@@ -24,23 +25,53 @@ pub mod trace;
 pub mod traffic;
 pub mod units;
 
+use std::ops::ControlFlow;
+
 pub use error::ScenarioError;
+pub use invariant::{Stopped, Violation};
 pub use output::RunOutput;
 pub use scenario::Scenario;
-pub use sim::Simulation;
+pub use sim::{Progress, Simulation};
 
 /// Simulates `scenario` to the end and collects its output.
+///
+/// # Panics
+/// When the run breaks an invariant (a simulator bug), with the message of its [`Violation`].
 pub fn run(scenario: Scenario) -> RunOutput {
+    match run_watched(scenario, |_| ControlFlow::Continue(())) {
+        Ok(out) => out,
+        Err(Stopped::Broken(v)) => panic!("{v}"),
+        Err(Stopped::Interrupted) => unreachable!("nothing interrupts a run without a watcher"),
+    }
+}
+
+/// Simulates `scenario` to the end, showing `watch` its progress every few thousand events (see
+/// [`sim::WATCH_EVERY`]); stops when `watch` breaks or an invariant does. The output does not
+/// depend on the watcher.
+pub fn run_watched(
+    scenario: Scenario,
+    mut watch: impl FnMut(Progress) -> ControlFlow<()>,
+) -> Result<RunOutput, Stopped> {
     let mut sim = Simulation::new(scenario);
-    sim.run();
+    sim.run(&mut watch)?;
     let invariants = output::invariants(&sim);
+    if !invariants.ok {
+        return Err(Stopped::Broken(output::conservation_violation(&sim, &invariants)));
+    }
     let summary = output::summary(&sim, &invariants);
     let pcaps = std::mem::take(&mut sim.captures)
         .into_iter()
         .zip(&sim.links)
         .filter_map(|(w, link)| w.map(|w| (link.name.clone(), w.into_bytes())))
         .collect();
-    RunOutput { summary, invariants, flows: sim.flow_trace, queues: sim.queue_trace, packets: sim.packet_trace, pcaps }
+    Ok(RunOutput {
+        summary,
+        invariants,
+        flows: sim.flow_trace,
+        queues: sim.queue_trace,
+        packets: sim.packet_trace,
+        pcaps,
+    })
 }
 
 /// Parses, validates and runs a scenario given as JSON.

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tcpstart_cc::Instant;
 
 use crate::ack_compression::AckCompressionMode;
+use crate::invariant::Violation;
 use crate::metrics::ClassSummary;
 use crate::packet::Direction;
 use crate::sim::Simulation;
@@ -186,6 +187,16 @@ pub fn invariants(sim: &Simulation) -> Invariants {
             && in_network == sim.pool_live()
             && invalid_windows == 0,
     }
+}
+
+/// The violation of a run whose `invariants` do not hold: packets were lost or invented (the
+/// window checks have stopped the run already if they failed).
+pub fn conservation_violation(sim: &Simulation, inv: &Invariants) -> Box<Violation> {
+    let detail = format!(
+        "{} packets created, {} delivered + {} dropped + {} merged + {} in links; the pool holds {}",
+        inv.packets_created, inv.delivered, inv.dropped, inv.merged, inv.in_network, inv.in_pool
+    );
+    Violation::new("packet conservation", None, sim.end_time(), detail)
 }
 
 pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {

@@ -18,6 +18,7 @@ use tcpstart_cc::{
     RecoveryExitEvent, RtoEvent, SentEvent,
 };
 
+use crate::invariant::Violation;
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
@@ -138,6 +139,9 @@ pub struct Sender {
     pub rto_deadline: Option<Instant>,
     pub pace_deadline: Option<Instant>,
     pub stats: SenderStats,
+    /// The first invariant this connection broke; the simulation collects it after each event
+    /// the sender handled.
+    pub violation: Option<Box<Violation>>,
 }
 
 impl Sender {
@@ -175,6 +179,7 @@ impl Sender {
             rto_deadline: None,
             pace_deadline: None,
             stats: SenderStats::default(),
+            violation: None,
             cfg,
         }
     }
@@ -357,6 +362,7 @@ impl Sender {
             self.update_retransmit_timer(now);
         }
         self.update_recovery(now, advanced, is_dup, bytes_acked, delivered_data, out);
+        self.check_scoreboard(now);
 
         if self.snd_una >= self.size {
             self.finish(now);
@@ -711,6 +717,7 @@ impl Sender {
     fn check_window(&mut self, now: Instant, was_slow_start: bool, window_before: u64) {
         if self.cc_cwnd < self.cfg.mss as u64 || self.cc_pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
             self.stats.invalid_windows += 1;
+            self.invalid_window(now);
         }
         if was_slow_start && !self.cc_slow_start && self.stats.slow_start_exit.is_none() {
             self.stats.slow_start_exit = Some((now, window_before));
@@ -720,5 +727,75 @@ impl Sender {
         if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
             self.stats.reached_bdp_at = Some(now);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_window(&mut self, now: Instant) {
+        let (mss, cwnd) = (self.cfg.mss, self.cc_cwnd);
+        let v = match self.cc_pacing_rate {
+            Some(r) if !(r.is_finite() && r > 0.0) => {
+                ("pacing rate", format!("{} set a pacing rate of {r} B/s", self.cc.name()))
+            }
+            _ => ("window", format!("{} set cwnd to {cwnd} B, below one segment ({mss} B)", self.cc.name())),
+        };
+        self.violation.get_or_insert_with(|| Violation::new(v.0, Some(self.flow), now, v.1));
+    }
+
+    /// The scoreboard's byte counts against the sequence space, after an ACK. Each outstanding
+    /// byte is SACKed or has copies in flight, one plus at most one per retransmission of it, so
+    /// `in_flight + sacked` is bounded by the outstanding bytes plus every byte ever retransmitted:
+    /// loose, but it holds by construction and catches a count that went below zero and wrapped.
+    fn check_scoreboard(&mut self, now: Instant) {
+        let outstanding = self.snd_max.checked_sub(self.snd_una);
+        let (flight, sacked) = (self.board.bytes_in_flight(), self.board.sacked_bytes());
+        let bound = outstanding.map(|o| o + self.stats.bytes_retransmitted);
+        let empty_but_counted = self.board.is_empty() && (flight | sacked) != 0;
+        if bound.is_none_or(|b| flight.checked_add(sacked).is_none_or(|total| total > b)) || empty_but_counted {
+            self.scoreboard_broken(now, flight, sacked);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn scoreboard_broken(&mut self, now: Instant, flight: u64, sacked: u64) {
+        let detail = format!(
+            "{flight} B in flight and {sacked} B SACKed, with SND.UNA {} and SND.MAX {} ({} B retransmitted, {} segments held)",
+            self.snd_una,
+            self.snd_max,
+            self.stats.bytes_retransmitted,
+            if self.board.is_empty() { "no" } else { "some" },
+        );
+        self.violation.get_or_insert_with(|| Violation::new("scoreboard", Some(self.flow), now, detail));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sender() -> Sender {
+        let s =
+            crate::scenario::from_json(r#"{"network": {"rate": "10Mbps", "rtt": "40ms"}, "flows": [{"size": "1MB"}]}"#)
+                .unwrap();
+        let f = &s.flows[0];
+        let cfg = tcpstart_cc::CcConfig { mss: 1460, initial_cwnd: 14_600, initial_ssthresh: u64::MAX };
+        let cc = tcpstart_cc::registry::build(&f.algorithm, &f.params, &cfg).unwrap();
+        Sender::new(3, f.tcp.clone(), cc, f.size, 0)
+    }
+
+    #[test]
+    fn a_scoreboard_that_disagrees_with_the_sequence_space_is_a_violation() {
+        let mut s = sender();
+        let mut out = Vec::new();
+        s.send_segment(Instant(1_000), None, &mut out);
+        s.check_scoreboard(Instant(1_000));
+        assert_eq!(s.violation, None, "one segment of 1460 B in flight, SND.MAX 1460");
+        // Fabricated: the segment sent is forgotten by the sequence space, not by the scoreboard.
+        s.snd_max = 0;
+        s.check_scoreboard(Instant(2_000));
+        let v = s.violation.expect("1460 B in flight with nothing outstanding");
+        assert_eq!((v.invariant, v.flow, v.at), ("scoreboard", Some(3), Instant(2_000)));
+        assert!(v.detail.starts_with("1460 B in flight and 0 B SACKed, with SND.UNA 0 and SND.MAX 0"), "{}", v.detail);
     }
 }
