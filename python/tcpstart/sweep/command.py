@@ -60,8 +60,9 @@ def run_command(args: argparse.Namespace) -> int:
     if args.traces:
         overrides["keep_traces"] = True
     sweep = Sweep.from_toml(args.spec, **overrides)
-    total = len(sweep.plan.cells()) * sweep.plan.replications
-    print(f"{total} runs: {len(sweep.plan.cells())} cells x {sweep.plan.replications} replications, in {sweep.out}/")
+    cells = sweep.plan.cell_count()
+    total = cells * sweep.plan.replications
+    print(f"{total} runs: {cells} cells x {sweep.plan.replications} replications, in {sweep.out}/")
     try:
         with Progress(transient=True, disable=not sys.stdout.isatty()) as bar, warnings.catch_warnings():
             warnings.simplefilter("ignore", ReplicationWarning)  # said below, in the CLI's words
