@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 # Runs per batch handed to a worker thread or a Ray task, and stored as one pack: large enough
 # that the hand-over and the pack's file cost little next to the simulations, small enough that
 # an interrupt waits for little.
-BATCH = 32
+BATCH = 64
 
 # Runs of the design per part of the campaign's table (rounded up to whole cells): what a
 # campaign holds in memory, besides 24 bytes a run for the keys of its store (cache.Index).
@@ -204,7 +204,7 @@ class Sweep:
         counts = {"runs": 0, "simulated": 0, "cached": 0}
         counting = threading.Lock()
         in_flight: set[str] = set()  # handed to the backend, not stored yet
-        stored_now = Index()  # stored by this call (with rerun, the store's older runs do not count)
+        stored_now = Index()  # stored by this call: with rerun, the store's older runs do not count
         self.store.index(reread=True)  # what is stored now, read before the workers start
         parts = Path(tempfile.mkdtemp(prefix=".parts-", dir=self.out))
         written: List[Path] = []
@@ -218,6 +218,7 @@ class Sweep:
             design: List[tuple] = []
             cell_scenario: Dict[str, Any] = {}
             unseeded = ""
+            values: tuple = ()
             for cell_index, replication, seed, cell in self.plan.runs():
                 if replication == 0:
                     # A part ends with a whole cell, so that each part's cells are complete.
@@ -225,14 +226,17 @@ class Sweep:
                         write_part(design)
                         design = []
                     cell_scenario, unseeded = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, 0, 0))
+                    values = tuple(_scalar(v) for v in cell.values())
                 if jitter:
                     scenario, resolved = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, seed, jitter))
                 else:
                     scenario, resolved = {**cell_scenario, "seed": seed}, seeded(unseeded, seed)
                 key = run_key(resolved)
-                design.append((key, cell_index, replication, seed, *(_scalar(v) for v in cell.values())))
+                design.append((key, cell_index, replication, seed, *values))
                 counts["runs"] += 1
-                if key in in_flight or stored_now.get(key) is not None or (not rerun and self.store.has(key, traces=self.keep_traces)):
+                # Stored by an earlier call (unless all are simulated again), by this one, or on its way.
+                known = stored_now.get(key) is not None if rerun else self.store.has(key, traces=self.keep_traces)
+                if known or key in in_flight:
                     counts["cached"] += 1
                     advance(1)
                     continue
