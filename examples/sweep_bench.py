@@ -1,6 +1,6 @@
 """The 10,000-run campaign of docs/campaigns.md: makespan, rerun, peak memory, Ray's overhead.
 
-    python examples/sweep_bench.py [--runs 10000] [--ray]
+    python examples/sweep_bench.py [--runs 10000] [--ray] [--memory 1000,10000,100000]
 
 Each measurement runs in a child process of its own, so that its peak RSS is its own. The
 campaign: single-flow 1 MB transfers over 20 Mbit/s with a 1-BDP queue and 0.05 % random loss,
@@ -69,6 +69,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10000)
     parser.add_argument("--ray", action="store_true")
     parser.add_argument("--dir", help="where the campaigns go (default: a temporary folder); its file system sets the store's speed")
+    parser.add_argument("--memory", help="only the peak RSS of first runs of these sizes, e.g. 1000,10000,100000")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "RUNS", "OUT"))
     args = parser.parse_args()
     if args.child:
@@ -80,6 +81,13 @@ def main() -> None:
         r = json.loads(done.stdout.strip().splitlines()[-1])
         print(json.dumps(r), flush=True)
         return r
+
+    if args.memory:
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            for runs in map(int, args.memory.split(",")):
+                r = measure("first", runs, f"{tmp}/memory-{runs}")
+                print(f"{runs} runs: peak RSS {r['peak_rss_mb']:.1f} MB, {r['seconds']:.1f} s")
+        return
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         core = measure("core", args.runs, f"{tmp}/core")

@@ -340,6 +340,18 @@ def test_cli_runs_a_sweep_file_resumes_it_and_plots_it(cli, tmp_path: Path) -> N
     assert status == 0, err
     assert Path(out.strip()).name == "completion_time-vs-network.rtt.png" and Path(out.strip()).stat().st_size > 0
 
+    status, out, err = cli("sweep", "report", "tcpstart-out/sweep-rtt", "--metric", "goodput_bps")
+    assert status == 0, err
+    assert Path(out.strip()).name == "report.html" and "<table>" in Path(out.strip()).read_text()
+    report = Path("tcpstart-out/sweep-rtt/report.md").read_text()
+    assert "## goodput_bps" in report and "![goodput_bps against network.rtt](goodput_bps-vs-network.rtt.png)" in report
+    # Six cells (3 RTTs x 2 algorithms), each a table row; a deterministic path says so.
+    rows = [line for line in report.splitlines() if line.startswith("| 50ms |")]
+    assert len(rows) == 2 and all("replications identical" in r for r in rows)
+    assert Path("tcpstart-out/sweep-rtt/goodput_bps-vs-network.rtt.png").stat().st_size > 0
+    status, _, err = cli("sweep", "report", "tcpstart-out/sweep-rtt", "--metric", "nope")
+    assert status == 2 and "--metric: 'nope' is not a column" in err
+
 
 @pytest.mark.parametrize(
     "spec, message",
