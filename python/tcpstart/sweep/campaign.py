@@ -8,9 +8,8 @@
     sweep.summary("completion_time")  # mean, std, 95 % CI per cell
     sweep.plot("completion_time", x="network.rtt").savefig("rtt.png")
 
-The campaign folder `out` holds sweep.json (what was asked), design.parquet (every run: key,
-cell, replication, seed, axis values), measurements.parquet (each run's flow rows, by key),
-results.parquet (the tidy table: the two joined, with provenance) and, unless `store` names
+The campaign folder `out` holds sweep.json (what was asked), results.parquet (the tidy table: a
+row per run and flow with the axis values, the metrics and provenance) and, unless `store` names
 another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 """
 
@@ -51,7 +50,7 @@ BATCH = 64
 
 # Runs of the design per part of the campaign's table (rounded up to whole cells): what a
 # campaign holds in memory, besides 24 bytes a run for the keys of its store (cache.Index).
-CHUNK = 4096
+CHUNK = 1024
 
 # The keys a sweep file may have besides `base` and `axes`.
 SPEC_KEYS = ("replications", "design", "samples", "seed", "paired", "start_jitter", "keep_traces", "metrics")
