@@ -1,6 +1,6 @@
 """The 10,000-run campaign of docs/campaigns.md: makespan, rerun, peak memory, Ray's overhead.
 
-    python examples/sweep_bench.py [--runs 10000] [--ray]
+    python examples/sweep_bench.py [--runs 10000] [--ray] [--memory 1000,10000,100000]
 
 Each measurement runs in a child process of its own, so that its peak RSS is its own. The
 campaign: single-flow 1 MB transfers over 20 Mbit/s with a 1-BDP queue and 0.05 % random loss,
@@ -27,16 +27,25 @@ def campaign(runs: int, out: str):
     return ts.Sweep(base, axes, replications=max(1, runs // 200), out=out)
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process so far, all threads: on a machine whose other users make wall
+    times vary, the work a campaign adds is better seen here."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def child(mode: str, runs: int, out: str) -> dict:
     warnings.simplefilter("ignore")
     sweep = campaign(runs, out)
     result: dict = {"mode": mode, "runs": runs}
+    cpu = cpu_seconds()
     if mode == "core":
         # The simulations alone: the campaign's scenarios through run_many, 1000 at a time.
         import tcpstart as ts
 
         plan = sweep.plan
         scenarios = [plan.scenario(cell, seed, 0) for _, _, seed, cell in plan.runs()]
+        cpu = cpu_seconds()
         started = time.perf_counter()
         for i in range(0, len(scenarios), 1000):
             ts.run_many(scenarios[i : i + 1000])
@@ -50,6 +59,7 @@ def child(mode: str, runs: int, out: str) -> dict:
             backend = "ray"
         stats = sweep.run(backend=backend)
         result.update(seconds=stats.seconds, simulated=stats.simulated, cached=stats.cached)
+    result["cpu_seconds"] = cpu_seconds() - cpu
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
 
@@ -59,6 +69,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10000)
     parser.add_argument("--ray", action="store_true")
     parser.add_argument("--dir", help="where the campaigns go (default: a temporary folder); its file system sets the store's speed")
+    parser.add_argument("--memory", help="only the peak RSS of first runs of these sizes, e.g. 1000,10000,100000")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "RUNS", "OUT"))
     args = parser.parse_args()
     if args.child:
@@ -70,6 +81,13 @@ def main() -> None:
         r = json.loads(done.stdout.strip().splitlines()[-1])
         print(json.dumps(r), flush=True)
         return r
+
+    if args.memory:
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            for runs in map(int, args.memory.split(",")):
+                r = measure("first", runs, f"{tmp}/memory-{runs}")
+                print(f"{runs} runs: peak RSS {r['peak_rss_mb']:.1f} MB, {r['seconds']:.1f} s")
+        return
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         core = measure("core", args.runs, f"{tmp}/core")

@@ -17,7 +17,8 @@ import tcpstart as ts
 from tcpstart import _core
 from tcpstart.scenario import ScenarioError
 from tcpstart.sweep import ReplicationWarning, aggregate, backends, campaign
-from tcpstart.sweep.cache import resolve, run_key
+from tcpstart.scenario import to_json
+from tcpstart.sweep.cache import resolve, run_key, seeded
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path
 
 
@@ -127,17 +128,19 @@ def test_a_sweep_pairs_algorithm_axes_by_default(tmp_path: Path) -> None:
 # --- the store -------------------------------------------------------------------------------
 
 
-def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: list[int]) -> None:
+def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(campaign, "BATCH", 4)
     axes = {"network.rtt": ["20ms", "40ms", "60ms"], "flows[0].algorithm": ["cubic", "newreno"]}
     sweep = ts.Sweep(small(), axes, replications=2, out=tmp_path)
     assert (sweep.run().simulated, sum(simulated)) == (12, 12)
+    packs = sorted(sweep.store.packs.glob("*.parquet"))
+    assert len(packs) == 3  # a file per batch
 
     stats = sweep.run()
     assert (stats.simulated, stats.cached, sum(simulated)) == (0, 12, 12)
 
-    for f in sorted(sweep.store.root.glob("*/*.json"))[:3]:
-        f.unlink()
-    assert sweep.run().simulated == 3 and sum(simulated) == 15
+    packs[1].unlink()
+    assert sweep.run().simulated == 4 and sum(simulated) == 16
 
     # A changed axis: the two RTTs it keeps are reused, the new one is simulated.
     changed = ts.Sweep(small(), {**axes, "network.rtt": ["40ms", "60ms", "80ms"]}, replications=2, out=tmp_path)
@@ -149,12 +152,12 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
     # A changed base scenario is a new set of runs, whatever the folder remembers.
     bigger = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", rtt="20ms"), flows=[ts.Flow(size="31KB")])
     assert ts.Sweep(bigger, axes, replications=2, out=tmp_path).run().simulated == 12
-    assert not list(sweep.store.root.glob("*/.*.tmp"))
+    assert not list(sweep.store.root.rglob(".*.tmp"))
 
 
 def test_an_interrupted_campaign_keeps_every_finished_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(campaign, "BATCH", 2)
-    real = backends.run_in_turn
+    real = _core.run_all
     batches: list[int] = []
 
     def interrupted(scenarios: list[Any]) -> Any:
@@ -163,13 +166,15 @@ def test_an_interrupted_campaign_keeps_every_finished_run(tmp_path: Path, monkey
             raise KeyboardInterrupt
         return real(scenarios)
 
-    monkeypatch.setattr(backends, "run_in_turn", interrupted)
+    monkeypatch.setattr(_core, "run_all", interrupted)
     sweep = ts.Sweep(small(), {"network.rtt": ["10ms", "20ms", "30ms", "40ms", "50ms"]}, replications=2, out=tmp_path)
     with pytest.raises(KeyboardInterrupt):
         sweep.run(workers=1)
-    assert len(list(sweep.store.root.glob("*/*.json"))) == 4
+    assert len(list(sweep.store.packs.glob("*.parquet"))) == 2
+    assert len(sweep.store.index(reread=True)) == 4
+    assert not list(tmp_path.glob(".parts-*"))  # the design's parts are cleaned up
 
-    monkeypatch.setattr(backends, "run_in_turn", real)
+    monkeypatch.setattr(_core, "run_all", real)
     stats = sweep.run()
     assert (stats.simulated, stats.cached) == (6, 4)
 
@@ -182,11 +187,23 @@ def test_two_spellings_of_one_scenario_are_one_run(tmp_path: Path, simulated: li
 
 
 def test_the_key_is_the_resolved_scenario_and_the_version() -> None:
-    a = resolve({"network": {"rate": "10Mbps", "rtt": "200ms"}, "flows": [{"size": "1MB"}]})
-    b = resolve({"network": {"rtt": "0.2s", "rate": "10000Kbps"}, "flows": [{"size": 1000000, "params": {}}]})
-    c = resolve({"network": {"rate": "10Mbps", "rtt": "201ms"}, "flows": [{"size": "1MB"}]})
+    a = resolve(to_json({"network": {"rate": "10Mbps", "rtt": "200ms"}, "flows": [{"size": "1MB"}]}))
+    b = resolve(to_json({"network": {"rtt": "0.2s", "rate": "10000Kbps"}, "flows": [{"size": 1000000, "params": {}}]}))
+    c = resolve(to_json({"network": {"rate": "10Mbps", "rtt": "201ms"}, "flows": [{"size": "1MB"}]}))
     assert run_key(a) == run_key(b) != run_key(c)
     assert run_key(a, version="0.0.0-other") != run_key(a)
+
+
+def test_a_campaign_keys_each_run_by_its_own_resolved_scenario(tmp_path: Path) -> None:
+    # The campaign resolves a cell once and puts each replication's seed into that text; the
+    # keys must be those of resolving every run's scenario on its own.
+    sweep = ts.Sweep(small(loss=0.01), {"network.rtt": ["20ms", "30ms"]}, replications=3, out=tmp_path)
+    sweep.run()
+    plan = sweep.plan
+    expected = [run_key(resolve(to_json(plan.scenario(cell, seed, 0)))) for _, _, seed, cell in plan.runs()]
+    assert sweep.results()["run"].to_list() == expected and len(set(expected)) == 6
+    unseeded = resolve(to_json({**plan.scenario({"network.rtt": "20ms"}, 0, 0)}))
+    assert seeded(unseeded, 12345) == resolve(to_json(plan.scenario({"network.rtt": "20ms"}, 12345, 0)))
 
 
 def test_campaigns_writing_one_store_at_once_agree(tmp_path: Path) -> None:
@@ -197,9 +214,10 @@ def test_campaigns_writing_one_store_at_once_agree(tmp_path: Path) -> None:
         t.start()
     for t in threads:
         t.join()
-    files = sorted((tmp_path / "store").glob("*/*.json"))
-    assert len(files) == 20 and not list((tmp_path / "store").glob("*/.*"))
-    assert all(json.loads(f.read_text())["key"] == f.stem for f in files)
+    store = tmp_path / "store" / "packs"
+    assert not list(store.glob(".*"))  # no temporary file left
+    runs = pl.concat([pl.read_parquet(p) for p in store.glob("*.parquet")])["run"]
+    assert runs.n_unique() == 20 and set(runs) == set(sweeps[0].results()["run"])
     assert sweeps[0].results().drop("date").equals(sweeps[1].results().drop("date"))
 
 
@@ -322,6 +340,18 @@ def test_cli_runs_a_sweep_file_resumes_it_and_plots_it(cli, tmp_path: Path) -> N
     assert status == 0, err
     assert Path(out.strip()).name == "completion_time-vs-network.rtt.png" and Path(out.strip()).stat().st_size > 0
 
+    status, out, err = cli("sweep", "report", "tcpstart-out/sweep-rtt", "--metric", "goodput_bps")
+    assert status == 0, err
+    assert Path(out.strip()).name == "report.html" and "<table>" in Path(out.strip()).read_text()
+    report = Path("tcpstart-out/sweep-rtt/report.md").read_text()
+    assert "## goodput_bps" in report and "![goodput_bps against network.rtt](goodput_bps-vs-network.rtt.png)" in report
+    # Six cells (3 RTTs x 2 algorithms), each a table row; a deterministic path says so.
+    rows = [line for line in report.splitlines() if line.startswith("| 50ms |")]
+    assert len(rows) == 2 and all("replications identical" in r for r in rows)
+    assert Path("tcpstart-out/sweep-rtt/goodput_bps-vs-network.rtt.png").stat().st_size > 0
+    status, _, err = cli("sweep", "report", "tcpstart-out/sweep-rtt", "--metric", "nope")
+    assert status == 2 and "--metric: 'nope' is not a column" in err
+
 
 @pytest.mark.parametrize(
     "spec, message",
@@ -342,8 +372,9 @@ def test_cli_reports_a_bad_sweep_in_one_line(cli, tmp_path: Path, spec: str, mes
     assert __import__("re").search(message, err), err
 
 
-def test_ray_gives_the_local_backend_s_results_bit_for_bit(tmp_path: Path) -> None:
+def test_ray_gives_the_local_backend_s_results_bit_for_bit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'tcpstart[ray]')")
+    monkeypatch.setattr(campaign, "BATCH", 4)  # several tasks, so several packs
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
     try:
         lossy = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", loss=0.01), flows=[ts.Flow(size="100KB")])
@@ -354,8 +385,8 @@ def test_ray_gives_the_local_backend_s_results_bit_for_bit(tmp_path: Path) -> No
         assert local.run().simulated == 18
     finally:
         ray.shutdown()
-    stored = sorted(p.relative_to(tmp_path / "ray") for p in (tmp_path / "ray" / "runs").rglob("*.json"))
-    assert len(stored) == 18
+    stored = sorted(p.relative_to(tmp_path / "ray") for p in (tmp_path / "ray" / "runs").rglob("*.parquet"))
+    assert len(stored) == 5 and sum(pl.read_parquet(tmp_path / "ray" / p).height for p in stored) == 18
     for p in stored:
         assert (tmp_path / "ray" / p).read_bytes() == (tmp_path / "local" / p).read_bytes()
     assert remote.results().drop("date").equals(local.results().drop("date"))

@@ -1,34 +1,44 @@
 """Where a campaign's runs are simulated: threads on this machine, or a Ray cluster.
 
-A backend takes batches of (key, scenario) and hands every finished run to a sink (which stores
-it) as soon as its batch is done, so that nothing waits in memory for the end of the campaign
-and an interrupt loses no finished run. Both backends run the same core on the same scenarios,
-so their results are the same bit for bit.
+A backend takes batches of (key, scenario) and hands every finished batch, as the bytes of its
+pack (see tcpstart.sweep.cache), to a sink (which stores it) as soon as it is done, so that
+nothing waits in memory for the end of the campaign and an interrupt loses no finished batch.
+The work per run outside the core (the summary, its JSON text, the table rows) is done where the
+run was simulated: on Ray, by the workers, in parallel. Both backends run the same core on the
+same scenarios, so their results are the same bit for bit.
 """
 
 from __future__ import annotations
 
 import threading
 from concurrent.futures import wait
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from tcpstart import _core
 from tcpstart.batch import _helper_threads, default_workers
 from tcpstart.results import Result
-from tcpstart.simulate import run_in_turn
+from tcpstart.scenario import ScenarioError, to_json
+from tcpstart.sweep.cache import make_pack
 
 Task = Tuple[str, Dict[str, Any]]
 """A run to simulate: its store key and its scenario dict."""
-Done = Tuple[str, Dict[str, Any], Optional[Result]]
-"""A finished run: its key, its summary and, when time series are kept, its Result."""
-Sink = Callable[[Task, Done], None]
+Done = Tuple[bytes, Optional[List[Result]]]
+"""A finished batch: its pack's bytes and, when time series are kept, its Results."""
+Sink = Callable[[Sequence[Task], Done], None]
 
 BACKENDS = ("local", "ray")
 
 
-def simulate_batch(tasks: List[Task], keep_traces: bool) -> List[Done]:
-    """Simulates a batch in one call into the core (on this thread, without the GIL)."""
-    results = run_in_turn([scenario for _, scenario in tasks])
-    return [(key, r.raw_summary, r if keep_traces else None) for (key, _), r in zip(tasks, results)]
+def simulate_batch(tasks: Sequence[Task], keep_traces: bool) -> Done:
+    """Simulates a batch in one call into the core (on this thread, without the GIL) and makes
+    its pack."""
+    texts = [to_json(scenario) for _, scenario in tasks]
+    runs, error = _core.run_all(texts)
+    if error is not None:
+        raise ScenarioError(error)
+    pack = make_pack([key for key, _ in tasks], texts, [run.summary() for run in runs])
+    results = [Result.from_core(run, scenario=s) for run, (_, s) in zip(runs, tasks)] if keep_traces else None
+    return pack, results
 
 
 def run_local(batches: Iterator[List[Task]], sink: Sink, keep_traces: bool, workers: Optional[int] = None) -> None:
@@ -48,8 +58,7 @@ def run_local(batches: Iterator[List[Task]], sink: Sink, keep_traces: bool, work
                     batch = next(batches, None)
                 if batch is None:
                     return
-                for task, done in zip(batch, simulate_batch(batch, keep_traces)):
-                    sink(task, done)
+                sink(batch, simulate_batch(batch, keep_traces))
             except BaseException as e:  # an invalid scenario, a full disk: the others stop too
                 errors.append(e)
                 stop.set()
@@ -89,9 +98,7 @@ def run_ray(batches: Iterator[List[Task]], sink: Sink, keep_traces: bool, addres
     def store_finished(count: int, timeout: Optional[float] = None) -> None:
         ready, _ = ray.wait(list(pending), num_returns=count, timeout=timeout)
         for ref in ready:
-            batch = pending.pop(ref)
-            for task, done in zip(batch, ray.get(ref)):
-                sink(task, done)
+            sink(pending.pop(ref), ray.get(ref))
 
     try:
         for batch in batches:

@@ -1,46 +1,67 @@
 """The store of finished runs, so that a campaign resumes where it stopped.
 
 A run is known by the SHA-256 of the tcpstart version and its fully resolved scenario (the core's
-`validate` output, every default filled in, a canonical JSON text for a given version): two spellings of one scenario
-("0.2s", "200ms") are one run, and a new version simulates afresh. Layout under the store's root:
+`validate` output, every default filled in, a canonical JSON text for a given version): two
+spellings of one scenario ("0.2s", "200ms") are one run, and a new version simulates afresh.
+Runs are stored by the batch they were simulated in, one file per batch, because creating a file
+costs more than a millisecond run on some disks. Layout under the store's root:
 
-    ab/abcdef...json    the run: {"format", "tcpstart", "key", "scenario", "summary"}
-    ab/abcdef.../       its time series (Result.save), only when a campaign keeps them
+    packs/<name>.parquet   a batch of runs: a row per run and flow with the columns `run` (the
+                           key), `scenario` (the JSON given to the core), `summary` (summary.json
+                           as text), `flow` and the flow's and bottleneck's metrics
+    traces/<key>/          a run's time series (Result.save), only when a campaign keeps them
 
-Each file is written under a temporary name unique to the process and thread and renamed into
-place (rename(2) is atomic), the time series first: a run's JSON file is there only when the run
-is complete, so an interrupted campaign loses no finished run and leaves no half-written one. Two
-campaigns that write one run at once write the same bytes (no times or hosts in the file), and
-whichever rename comes last wins.
+A pack is named by the hash of its runs' keys and written under a temporary name unique to the
+process and thread, then renamed into place (rename(2) is atomic), after the time series of its
+runs: a pack is there only when its runs are complete, so an interrupted campaign loses no
+finished batch and leaves no half-written one. Two campaigns that store the same batch write the
+same bytes (no times or hosts in a pack) and whichever rename comes last wins; a run stored in
+two packs is one run.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import io
 import os
 import threading
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+import numpy as np
+import orjson
+import polars as pl
 
 from tcpstart import _core
 from tcpstart.results import Result
-from tcpstart.scenario import ScenarioError, to_json
+from tcpstart.scenario import ScenarioError
+from tcpstart.sweep.results import flow_rows
 
-FORMAT = 1
+FORMAT = 2
+
+# Columns of a pack that hold a run's texts rather than its measurements.
+TEXT_COLUMNS = ("scenario", "summary")
+
+# The resolved scenario begins with its seed (the core writes the fields in their declared order):
+# the runs of one cell differ only there, so one resolution serves them all (see seeded).
+_SEED_HEAD = '{"seed":0,'
 
 
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def resolve(scenario: Dict[str, Any]) -> str:
+def resolve(scenario_json: str) -> str:
     """The core's resolved scenario as JSON text: its fields in their declared order, maps
     sorted, so the same text for the same scenario in every process of one version."""
     try:
-        return _core.validate(to_json(scenario))
+        return _core.validate(scenario_json)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
+
+
+def seeded(unseeded: str, seed: int) -> str:
+    """The resolved text of a scenario with seed `seed`, from its resolved text with seed 0:
+    what resolve() would give, without asking the core again."""
+    if not unseeded.startswith(_SEED_HEAD):
+        raise ValueError("the core's resolved scenario does not begin with its seed")
+    return f'{{"seed":{seed},{unseeded[len(_SEED_HEAD):]}'
 
 
 def run_key(resolved: str, version: str = _core.__version__) -> str:
@@ -48,42 +69,151 @@ def run_key(resolved: str, version: str = _core.__version__) -> str:
     return hashlib.sha256(f"{version}\n{resolved}".encode()).hexdigest()
 
 
+def make_pack(keys: Sequence[str], scenarios: Sequence[str], summaries: Sequence[Dict[str, Any]]) -> bytes:
+    """A pack file's bytes: the runs' flow rows with their keys, scenarios and summaries. A run
+    without flows gets one row (flow null) so that it is found again."""
+    rows: List[Dict[str, Any]] = []
+    for key, scenario, summary in zip(keys, scenarios, summaries):
+        text = orjson.dumps(summary).decode()
+        for row in flow_rows(summary) or [{"flow": None}]:
+            rows.append({"run": key, "scenario": scenario, "summary": text, **row})
+    buffer = io.BytesIO()
+    pl.DataFrame(rows, infer_schema_length=None).write_parquet(buffer)
+    return buffer.getvalue()
+
+
+def _prefix(key: str) -> int:
+    return int(key[:16], 16)
+
+
+class Index:
+    """Which pack holds each run, by the first 64 bits of its key: 12 bytes a run in sorted
+    arrays, so that a store of millions of runs fits (a dict of keys would take 150 bytes a
+    run). Runs added lately wait in a small dict until there are MERGE of them."""
+
+    MERGE = 8192
+
+    def __init__(self) -> None:
+        self._keys = np.empty(0, np.uint64)
+        self._packs = np.empty(0, np.uint32)
+        self._recent: Dict[int, int] = {}
+
+    def add(self, keys: Iterable[str], pack: int) -> None:
+        for key in keys:
+            self._recent[_prefix(key)] = pack
+        if len(self._recent) >= self.MERGE:
+            keys_ = np.fromiter(self._recent.keys(), np.uint64, len(self._recent))
+            packs = np.fromiter(self._recent.values(), np.uint32, len(self._recent))
+            merged_keys = np.concatenate([self._keys, keys_])
+            order = np.argsort(merged_keys, kind="stable")
+            self._keys, self._packs = merged_keys[order], np.concatenate([self._packs, packs])[order]
+            self._recent = {}
+
+    def get(self, key: str) -> Optional[int]:
+        k = _prefix(key)
+        pack = self._recent.get(k)
+        if pack is not None or not len(self._keys):
+            return pack
+        i = int(np.searchsorted(self._keys, np.uint64(k)))
+        return int(self._packs[i]) if i < len(self._keys) and int(self._keys[i]) == k else None
+
+    def __len__(self) -> int:
+        return len(self._keys) + len(self._recent)
+
+
 class Store:
-    """Finished runs in a folder, by key."""
+    """Finished runs in a folder, by key. The packs present when the index is read (see index)
+    are in it; packs it writes itself are added as they are written."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
-        # Sub-folders known to exist: asking the file system again costs a system call per run.
-        self._folders: set[Path] = set()
+        self._lock = threading.Lock()
+        self._index: Optional[Index] = None
+        self._names: List[str] = []  # pack number -> file name
+        self._numbers: Dict[str, int] = {}
 
-    def _file(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+    @property
+    def packs(self) -> Path:
+        return self.root / "packs"
 
     def _traces(self, key: str) -> Path:
-        return self.root / key[:2] / key
+        return self.root / "traces" / key
+
+    def index(self, reread: bool = False) -> Index:
+        """The index of the packs, read on first use or with `reread` (packs that other
+        campaigns wrote, or that were deleted, since)."""
+        with self._lock:
+            if self._index is None or reread:
+                self._index = Index()
+                self._names, self._numbers = [], {}
+                names = sorted(p.name for p in self.packs.glob("*.parquet")) if self.packs.is_dir() else []
+                for name in names:
+                    try:
+                        keys = pl.read_parquet(self.packs / name, columns=["run"])["run"].to_list()
+                    except (OSError, pl.exceptions.PolarsError):
+                        continue  # not a pack (a stray file); its runs are simulated again
+                    self._index.add(keys, self._number(name))
+            return self._index
+
+    def _number(self, name: str) -> int:
+        number = self._numbers.get(name)
+        if number is None:
+            number = self._numbers[name] = len(self._names)
+            self._names.append(name)
+        return number
 
     def has(self, key: str, traces: bool = False) -> bool:
-        return self._file(key).is_file() and (not traces or (self._traces(key) / "summary.json").is_file())
+        return self.index().get(key) is not None and (not traces or (self._traces(key) / "summary.json").is_file())
 
-    def put(self, key: str, scenario: Dict[str, Any], summary: Dict[str, Any], result: Optional[Result] = None) -> None:
-        """Stores a finished run; with `result`, its time series too."""
-        path = self._file(key)
-        if path.parent not in self._folders:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.add(path.parent)
-        if result is not None:
+    def put(self, keys: Sequence[str], pack: bytes, results: Optional[Sequence[Result]] = None) -> None:
+        """Stores a batch of finished runs (`pack` from make_pack); with `results`, their time
+        series too, first."""
+        index = self.index()
+        for key, result in zip(keys, results or []):
             result.save(self._traces(key))
-        record = {"format": FORMAT, "tcpstart": _core.__version__, "key": key, "scenario": scenario, "summary": summary}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-        # The summary's and the scenario's keys come in an order fixed by the core and the
-        # plan, so the same run makes the same bytes without sorting them.
-        tmp.write_text(json.dumps(record, separators=(",", ":"), default=str))
-        os.replace(tmp, path)
+        self.packs.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:32] + ".parquet"
+        tmp = self.packs / f".{name}.{os.getpid()}-{threading.get_ident()}.tmp"
+        tmp.write_bytes(pack)
+        os.replace(tmp, self.packs / name)
+        with self._lock:
+            index.add(keys, self._number(name))
+
+    def rows(self, keys: Iterable[str]) -> pl.DataFrame:
+        """The flow rows (run, flow, metrics) of stored runs, each pack read once."""
+        index = self.index()
+        wanted: Dict[int, List[str]] = {}
+        for key in keys:
+            pack = index.get(key)
+            if pack is None:
+                raise KeyError(f"run {key[:12]} is not in the store {self.root}")
+            wanted.setdefault(pack, []).append(key)
+        frames = []
+        for pack, runs in wanted.items():
+            # Reading a whole pack is 3x as fast as a lazy scan of its measurements; a campaign
+            # wants all of a pack's runs but when the store is shared.
+            frame = pl.read_parquet(self.packs / self._names[pack]).drop(TEXT_COLUMNS)
+            frames.append(frame if frame["run"].n_unique() == len(runs) else frame.filter(pl.col("run").is_in(runs)))
+        rows = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema={"run": pl.String})
+        # A run stored in two packs (two campaigns that batched it differently) counts once.
+        return rows.unique(["run", "flow"], keep="first", maintain_order=True)
+
+    def _texts(self, key: str) -> Dict[str, Any]:
+        pack = self.index().get(key)
+        if pack is None:
+            raise KeyError(f"run {key[:12]} is not in the store {self.root}")
+        found = pl.scan_parquet(self.packs / self._names[pack]).filter(pl.col("run") == key).select(TEXT_COLUMNS).head(1).collect()
+        return found.row(0, named=True)
 
     def summary(self, key: str) -> Dict[str, Any]:
         """The stored summary of a run (the dict of Result.raw_summary)."""
-        record: Dict[str, Any] = json.loads(self._file(key).read_bytes())
-        return record["summary"]
+        summary: Dict[str, Any] = orjson.loads(self._texts(key)["summary"])
+        return summary
+
+    def scenario(self, key: str) -> Dict[str, Any]:
+        """The scenario a stored run was given (before the core resolved it)."""
+        scenario: Dict[str, Any] = orjson.loads(self._texts(key)["scenario"])
+        return scenario
 
     def result(self, key: str) -> Result:
         """A run's full Result, for a run stored with its time series."""

@@ -6,7 +6,6 @@ Kept apart from tcpstart/cli.py, which only registers it.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -14,7 +13,10 @@ from typing import Any, List
 
 import polars as pl
 
-EXAMPLE = "e.g. tcpstart sweep examples/sweep-rtt.toml, or tcpstart sweep plot DIR --metric completion_time --x network.rtt"
+EXAMPLE = (
+    "e.g. tcpstart sweep examples/sweep-rtt.toml, tcpstart sweep plot DIR --metric completion_time --x network.rtt, "
+    "or tcpstart sweep report DIR"
+)
 
 # Rows of the summary printed after a campaign; the table has them all.
 MAX_ROWS = 40
@@ -25,10 +27,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "sweep",
         help="run a campaign: a base scenario over axes, with replications, cached and resumable",
         description="tcpstart sweep SPEC.toml [options] runs a campaign; "
-        "tcpstart sweep plot DIR --metric M --x AXIS draws a metric of one (docs/campaigns.md).",
+        "tcpstart sweep plot DIR --metric M --x AXIS draws a metric of one; "
+        "tcpstart sweep report DIR writes its report page (docs/campaigns.md).",
     )
-    p.add_argument("spec", metavar="SPEC.toml|plot", help="a sweep file, or 'plot' followed by a campaign folder")
-    p.add_argument("dir", nargs="?", metavar="DIR", help="with plot: the campaign folder")
+    p.add_argument("spec", metavar="SPEC.toml|plot|report", help="a sweep file, or 'plot' or 'report' followed by a campaign folder")
+    p.add_argument("dir", nargs="?", metavar="DIR", help="with plot or report: the campaign folder")
     p.add_argument("--out", metavar="DIR", help="campaign folder (default: tcpstart-out/sweep-SPEC); with plot: the PNG")
     p.add_argument("--store", metavar="DIR", help="folder of finished runs, may be shared (default: DIR/runs)")
     p.add_argument("--rerun", action="store_true", help="simulate every run again, stored or not")
@@ -36,15 +39,21 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=["local", "ray"], default="local", help="where runs are simulated (default: %(default)s)")
     p.add_argument("--address", help="with --backend ray: the cluster's address (default: a local Ray instance)")
     p.add_argument("--workers", type=int, help="local backend: threads (default: one per core)")
-    p.add_argument("--metric", action="append", help="metric to summarize or plot (default: the file's metrics, or completion_time)")
-    p.add_argument("--x", help="with plot: the axis on the x axis (default: the first axis with numbers)")
-    p.add_argument("--by", default="algorithm", help="with plot: one line per value of this column (default: %(default)s)")
+    p.add_argument(
+        "--metric",
+        action="append",
+        help="metric to summarize, plot or report (default: the file's metrics, or completion_time; report: and goodput_bps)",
+    )
+    p.add_argument("--x", help="with plot or report: the axis on the x axis (default: the first axis with numbers)")
+    p.add_argument("--by", default="algorithm", help="with plot or report: one line per value of this column (default: %(default)s)")
     p.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
     if args.spec == "plot":
         return _plot(args)
+    if args.spec == "report":
+        return _report(args)
     if args.dir is not None:
         raise ValueError(f"unexpected argument {args.dir!r}; {EXAMPLE}")
     if args.workers is not None and args.workers < 1:
@@ -60,8 +69,9 @@ def run_command(args: argparse.Namespace) -> int:
     if args.traces:
         overrides["keep_traces"] = True
     sweep = Sweep.from_toml(args.spec, **overrides)
-    total = len(sweep.plan.cells()) * sweep.plan.replications
-    print(f"{total} runs: {len(sweep.plan.cells())} cells x {sweep.plan.replications} replications, in {sweep.out}/")
+    cells = sweep.plan.cell_count()
+    total = cells * sweep.plan.replications
+    print(f"{total} runs: {cells} cells x {sweep.plan.replications} replications, in {sweep.out}/")
     try:
         with Progress(transient=True, disable=not sys.stdout.isatty()) as bar, warnings.catch_warnings():
             warnings.simplefilter("ignore", ReplicationWarning)  # said below, in the CLI's words
@@ -89,12 +99,9 @@ def _print_summary(stats: pl.DataFrame, cells: List[str]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    # Columns that repeat another (flows[0].algorithm and algorithm with one flow), or that
-    # never change (flow 0 of single-flow runs), say nothing.
-    shown: List[str] = []
-    for c in cells:
-        if stats[c].n_unique() > 1 and not any(stats[c].cast(pl.String).equals(stats[s].cast(pl.String)) for s in shown):
-            shown.append(c)
+    from tcpstart.sweep.report import shown_columns
+
+    shown = shown_columns(stats, cells)
     console = Console(soft_wrap=True)
     for (metric,), part in stats.group_by("metric", maintain_order=True):
         table = Table(*shown, "n", "mean", "95 % CI", title=str(metric), box=None, pad_edge=False, header_style="bold underline")
@@ -107,36 +114,33 @@ def _print_summary(stats: pl.DataFrame, cells: List[str]) -> None:
             print(f"... {part.height - MAX_ROWS} more rows in the table")
 
 
-def _plot(args: argparse.Namespace) -> int:
-    from tcpstart.sweep.plot import metric_against
-    from tcpstart.sweep.results import aggregate, cell_columns
-    from tcpstart.sweep.spec import split_quantity
+def _campaign(args: argparse.Namespace) -> Any:
+    from tcpstart.sweep.report import Campaign
 
     if args.dir is None:
-        raise ValueError(f"plot: give the campaign folder; {EXAMPLE}")
-    folder = Path(args.dir)
-    if not (folder / "sweep.json").is_file() or not (folder / "results.parquet").is_file():
-        raise ValueError(f"{folder}: not a finished campaign folder (no sweep.json and results.parquet)")
-    axes = [p for key in json.loads((folder / "sweep.json").read_text())["axes"] for p in key.split(",")]
-    table = pl.read_parquet(folder / "results.parquet")
+        raise ValueError(f"{args.spec}: give the campaign folder; {EXAMPLE}")
+    return Campaign(args.dir)
 
-    def numeric(axis: str) -> bool:
-        try:
-            [split_quantity(v) for v in table[axis].unique().to_list()]
-            return True
-        except ValueError:
-            return False
 
-    x = args.x or next((a for a in axes if a in table.columns and numeric(a)), None)
+def _plot(args: argparse.Namespace) -> int:
+    from tcpstart.sweep.plot import metric_against
+
+    campaign = _campaign(args)
+    x = campaign.x_axis(args.x)
     if x is None:
         raise ValueError("--x: no axis of this campaign has numbers; name the axis to plot against")
-    if x not in axes:
-        raise ValueError(f"--x: {x!r} is not an axis of this campaign; axes: {', '.join(axes)}")
     metric = (args.metric or ["completion_time"])[0]
-    if metric not in table.columns:
-        raise ValueError(f"--metric: {metric!r} is not a column of the campaign table")
-    fig = metric_against(aggregate(table, cell_columns(axes), [metric]), metric, x, args.by)
-    out = Path(args.out or folder / f"{metric}-vs-{x}.png")
+    fig = metric_against(campaign.summary([metric]), metric, x, args.by)
+    out = Path(args.out or campaign.folder / f"{metric}-vs-{x}.png")
     fig.savefig(out, dpi=120)
     print(out)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from tcpstart.sweep.report import write_report
+
+    if args.out:
+        raise ValueError("--out: a report is written into the campaign folder")
+    print(write_report(_campaign(args), args.metric or ["completion_time", "goodput_bps"], args.x, args.by))
     return 0

@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 import polars as pl
 
 
-# Flow rows gathered as Python dicts (about 5 KB each) before they become columns (about 0.4 KB):
-# 4096 made a 10,000-run campaign peak 20 MB higher than a 1,000-run one.
-BATCH = 512
-
 # Columns that describe a run rather than measure it.
 RUN_COLUMNS = ("run", "cell", "replication", "seed", "flow", "algorithm")
 
 
-def _flat(prefix: str, values: Mapping[str, Any], out: Dict[str, Any]) -> None:
-    """Numbers, booleans and strings of a summary table, nested tables joined with "_"."""
+def _flat(prefix: str, values: Mapping[str, Any], out: Dict[str, Any], skip: str = "") -> None:
+    """Numbers, booleans and strings of a summary table, nested tables joined with "_", lists
+    left out. Summaries are plain JSON, so a type test by identity does (it is the most
+    frequent call of a campaign's bookkeeping)."""
     for k, v in values.items():
-        if type(v) is dict:  # summaries are plain JSON: no need for the (slow) Mapping check
+        kind = type(v)
+        if kind is dict:
             _flat(f"{prefix}{k}_", v, out)
-        elif v is None or isinstance(v, (int, float, str, bool)):
+        elif kind is not list and k != skip:
             out[prefix + k] = v
 
 
@@ -30,41 +28,14 @@ def flow_rows(summary: Mapping[str, Any]) -> List[Dict[str, Any]]:
     link: Dict[str, Any] = {}
     for entry in summary["links"]:
         if entry["name"] == "bottleneck":
-            _flat("bottleneck_", {k: v for k, v in entry.items() if k != "name"}, link)
+            _flat("bottleneck_", entry, link, skip="name")
     rows = []
     for f in summary["flows"]:
         row: Dict[str, Any] = {"flow": f["id"]}
-        _flat("", {k: v for k, v in f.items() if k != "id"}, row)
+        _flat("", f, row, skip="id")
         row.update(link)
         rows.append(row)
     return rows
-
-
-class Measurements:
-    """The flow rows of runs (run, flow, metrics), gathered from threads as runs finish
-    and kept as columns: a batch of rows becomes a DataFrame once it is BATCH long."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._rows: List[Dict[str, Any]] = []
-        self._frames: List[pl.DataFrame] = []
-
-    def add(self, key: str, summary: Mapping[str, Any]) -> None:
-        rows = [{"run": key, **row} for row in flow_rows(summary)]
-        with self._lock:
-            self._rows.extend(rows)
-            if len(self._rows) >= BATCH:
-                self._frames.append(pl.DataFrame(self._rows, infer_schema_length=None))
-                self._rows = []
-
-    def add_frame(self, frame: pl.DataFrame) -> None:
-        with self._lock:
-            self._frames.append(frame)
-
-    def frame(self) -> pl.DataFrame:
-        with self._lock:
-            frames = [*self._frames, pl.DataFrame(self._rows, infer_schema_length=None)]
-        return pl.concat(frames, how="diagonal_relaxed")
 
 
 def tidy(design: pl.DataFrame, measured: pl.DataFrame, provenance: Mapping[str, Any]) -> pl.DataFrame:

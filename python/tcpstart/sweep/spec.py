@@ -16,7 +16,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -198,12 +198,16 @@ def parse_axes(axes: Mapping[Union[str, Tuple[str, ...]], Any]) -> List[Axis]:
     return out
 
 
-def cells(axes: Sequence[Axis], design: str = "grid", samples: Optional[int] = None, seed: int = 1) -> List[Dict[str, Value]]:
-    """The design's cells, each {path: value}.
+def iter_cells(
+    axes: Sequence[Axis], design: str = "grid", samples: Optional[int] = None, seed: int = 1
+) -> Iterator[Dict[str, Value]]:
+    """The design's cells, each {path: value}, made one at a time (a campaign of many cells
+    holds none of them for long).
 
     "grid": every combination, the last axis varying fastest. "random": `samples` points drawn
     independently. "lhs": a Latin hypercube of `samples` points: each axis is cut into `samples`
     equal strata and each stratum is used once. Both draw from a generator seeded with `seed`.
+    Checks the design before yielding anything.
     """
     if design not in DESIGNS:
         raise ScenarioError(f"design: must be one of {', '.join(DESIGNS)}, got {design!r}")
@@ -211,10 +215,10 @@ def cells(axes: Sequence[Axis], design: str = "grid", samples: Optional[int] = N
         if samples is not None:
             raise ScenarioError("samples: only a random or lhs design takes samples")
         try:
-            combos = itertools.product(*(a.grid() for a in axes))
-            return [_cell(axes, combo) for combo in combos]
+            points = [a.grid() for a in axes]
         except ValueError as e:
             raise ScenarioError(f"axes: {e}") from None
+        return (_cell(axes, combo) for combo in itertools.product(*points))
     if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
         raise ScenarioError(f"samples: a {design} design needs samples, a whole number of at least 1, got {samples!r}")
     rng = np.random.default_rng(seed)
@@ -223,7 +227,12 @@ def cells(axes: Sequence[Axis], design: str = "grid", samples: Optional[int] = N
     else:
         # One stratum of width 1/samples per point in each column, in a random order per column.
         u = (np.stack([rng.permutation(samples) for _ in axes], axis=1) + rng.random((samples, len(axes)))) / samples
-    return [_cell(axes, [a.at(float(x)) for a, x in zip(axes, row)]) for row in u]
+    return (_cell(axes, [a.at(float(x)) for a, x in zip(axes, row)]) for row in u)
+
+
+def cells(axes: Sequence[Axis], design: str = "grid", samples: Optional[int] = None, seed: int = 1) -> List[Dict[str, Value]]:
+    """The design's cells as a list (see iter_cells)."""
+    return list(iter_cells(axes, design, samples, seed))
 
 
 def _cell(axes: Sequence[Axis], points: Sequence[Tuple[Value, ...]]) -> Dict[str, Value]:
@@ -236,17 +245,29 @@ def default_paired(paths: Sequence[str]) -> List[str]:
     return [p for p in paths if parse_path(p)[-1] == "algorithm" or "params" in parse_path(p)]
 
 
-def replication_seed(base_seed: int, replication: int, cell: Mapping[str, Value], paired: Sequence[str]) -> int:
-    """The seed of a replication of a cell: a hash of the base seed, the replication index and
-    the cell's values on the axes that are not paired.
+def cell_seeds(base_seed: int, cell: Mapping[str, Value], paired: Sequence[str]) -> Callable[[int], int]:
+    """The seeds of a cell's replications, replication -> seed: a hash of the base seed, the
+    replication index and the cell's values on the axes that are not paired.
 
     Cells that differ only in paired axes (by default the algorithm) get the same seeds
     (common random numbers); cells that differ elsewhere get independent ones. 63 bits, so it
-    fits a signed 64-bit column.
+    fits a signed 64-bit column. The hashed text is the JSON of [base_seed, replication,
+    sorted (path, value) pairs], of which all but the index is made once per cell.
     """
     environment = sorted((p, v) for p, v in cell.items() if p not in paired)
-    text = json.dumps([base_seed, replication, environment], sort_keys=True, separators=(",", ":"), default=str)
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+    head = json.dumps(base_seed, default=str)
+    tail = json.dumps(environment, sort_keys=True, separators=(",", ":"), default=str)
+
+    def seed(replication: int) -> int:
+        text = f"[{head},{replication},{tail}]"
+        return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+    return seed
+
+
+def replication_seed(base_seed: int, replication: int, cell: Mapping[str, Value], paired: Sequence[str]) -> int:
+    """The seed of one replication of a cell (see cell_seeds)."""
+    return cell_seeds(base_seed, cell, paired)(replication)
 
 
 def _nanos(duration: Mapping[str, int]) -> int:
@@ -309,15 +330,23 @@ class Plan:
         except ScenarioError as e:
             raise ScenarioError(f"start_jitter: {str(e).partition(': ')[2] or e}") from None
 
-    def cells(self) -> List[Dict[str, Value]]:
-        return cells(self.axes, self.design, self.samples, self.seed)
+    def cells(self) -> Iterator[Dict[str, Value]]:
+        """The design's cells, one at a time."""
+        return iter_cells(self.axes, self.design, self.samples, self.seed)
+
+    def cell_count(self) -> int:
+        self.cells()  # checks the design
+        if self.design != "grid":
+            return self.samples or 0
+        return math.prod(len(a.grid()) for a in self.axes)
 
     def runs(self) -> Iterator[Tuple[int, int, int, Dict[str, Value]]]:
-        """(cell index, replication, seed, cell) of every run."""
+        """(cell index, replication, seed, cell) of every run, made as they are asked for."""
         paired = self.paired_paths()
         for i, cell in enumerate(self.cells()):
+            seeds = cell_seeds(self.seed, cell, paired)
             for r in range(self.replications):
-                yield i, r, replication_seed(self.seed, r, cell, paired), cell
+                yield i, r, seeds(r), cell
 
     def scenario(self, cell: Mapping[str, Value], seed: int, jitter_ns: int) -> Dict[str, Any]:
         """The scenario dict of a run: the base with the cell's values and the seed, and the
