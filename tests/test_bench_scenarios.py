@@ -9,7 +9,7 @@ import pytest
 
 from tcpstart import bench
 from tcpstart.bench_scenarios import BENCHMARK_DIR, BENCHMARKS, VARIANTS, contention
-from tcpstart.scenario import read_toml, validate
+from tcpstart.scenario import read_scenario_file, validate
 
 NAMES = ["B1", "B2", "B3", "B3-iw200", "B4"]
 
@@ -23,7 +23,7 @@ def test_every_file_is_a_benchmark_and_every_benchmark_a_file() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_python_benchmark_is_its_file(name: str) -> None:
     b = BENCHMARKS.get(name) or VARIANTS[name]
-    file = read_toml(BENCHMARK_DIR / f"{name}.toml")
+    file = read_scenario_file(BENCHMARK_DIR / f"{name}.toml")
     meta = file.pop("benchmark")
     assert b.description == meta["description"] and b.duration == file.get("duration")
     assert b.scenario(b.duration) == file

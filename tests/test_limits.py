@@ -105,7 +105,7 @@ def test_a_scenario_within_its_limits_is_validated_by_estimate() -> None:
 
 @pytest.mark.parametrize("path", sorted(BENCHMARKS.glob("*.toml")), ids=lambda p: p.stem)
 def test_every_benchmark_is_within_the_default_limits(path: Path) -> None:
-    d = ts.scenario.read_toml(path)
+    d = ts.scenario.read_scenario_file(path)
     d.pop("benchmark")
     assert ts.estimate(d)["refusal"] is None
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from tcpstart.scenario import read_toml
+from tcpstart.scenario import read_scenario_file
 
 BENCHMARK_DIR = Path(__file__).with_name("benchmarks")
 
@@ -40,7 +40,7 @@ class Benchmark:
 
 
 def _load(path: Path) -> Benchmark:
-    definition = read_toml(path)
+    definition = read_scenario_file(path)
     meta = definition.pop("benchmark")
     return Benchmark(path.stem, meta["description"], definition, definition.get("duration"), meta.get("variant_of"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import re
 import sys
 from functools import partial
@@ -28,7 +29,7 @@ from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result, describe_scenario
 from tcpstart.simulate import InvariantError, algorithms, run
-from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
+from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate
 from tcpstart.sweep.command import add_command as add_sweep_command
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def _compare_error(e: ScenarioError, scenario: Scenario) -> ScenarioError:
     field, _, message = str(e).partition(": ")
     m = re.fullmatch(r"flows\[(\d+)\]\.(\w+)(?:\.(\w+))?", field)
     if m and m[2] == "algorithm":
-        return ScenarioError(f"--algos: {scenario.flows[int(m[1])].algorithm!r}: {message}")
+        return ScenarioError(f"--algos: {message}")  # the core's message names the algorithm
     if m and m[2] == "params":
         return ScenarioError(f"--params: {scenario.flows[int(m[1])].algorithm}.{m[3]}: {message}")
     option = COMPARE_OPTIONS.get(f"flows.{m[2]}" if m else field)
@@ -315,7 +316,7 @@ def _class_table(result: Result) -> Table:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    scenario = read_toml(args.scenario)
+    scenario = read_scenario_file(args.scenario)
     trace = scenario.setdefault("trace", {})
     # A malformed [trace] is left for the core to report.
     if isinstance(trace, dict):
@@ -350,22 +351,34 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_algorithms(args: argparse.Namespace) -> int:
     algos = algorithms()
+    if args.name:
+        by_name = {a["name"]: a for a in algos}
+        if args.name not in by_name:
+            # The core's message for an unknown name, with its suggestion.
+            validate({"network": {"rate": "1Mbps", "rtt": "10ms"}, "flows": [{"algorithm": args.name, "size": 1}]})
+        algos = [by_name[args.name]]
     if args.json:
-        print(json.dumps(algos, indent=2))
+        print(json.dumps(algos[0] if args.name else algos, indent=2))
         return 0
-    table = Table("algorithm", "description", "parameters: default [range]", show_lines=True)
+    if args.name:
+        a = algos[0]
+        console.print(f"[bold]{a['name']}[/bold]: {a['summary']}\n({a['reference']})")
+        table = _table("parameter", "default", "range", "meaning")
+        for p in a["params"]:
+            kind = " integer" if p["integer"] else ""
+            table.add_row(p["name"], f"{p['default']:g}", f"[{p['min']:g}, {p['max']:g}]{kind}", p["doc"])
+        console.print(table if a["params"] else "no parameters")
+        return 0
+    # One line each; `tcpstart algorithms NAME` gives one algorithm's parameters in full.
+    table = _table("algorithm", "parameters", "description")
     for a in algos:
-        params = "\n".join(
-            f"{p['name']} = {p['default']:g}  [{p['min']:g}, {p['max']:g}]{' integer' if p['integer'] else ''}\n  {p['doc']}"
-            for p in a["params"]
-        )
-        table.add_row(a["name"], f"{a['summary']}\n({a['reference']})", params or "-")
+        table.add_row(a["name"], ", ".join(p["name"] for p in a["params"]) or "-", a["summary"])
     console.print(table)
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    scenario = read_toml(args.scenario)
+    scenario = read_scenario_file(args.scenario)
     with _in_file(args.scenario):
         resolved = validate(scenario)
     print(json.dumps(resolved, indent=2))
@@ -474,11 +487,43 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tcpstart", description="Packet-level TCP simulator for studying slow start.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _version() -> str:
+    from tcpstart.provenance import build
 
-    p = commands.add_parser("compare", help="run each algorithm on the same dumbbell and compare them")
+    b = build()
+    commit = (b["git_commit"] or "unknown commit")[:10] + ("+changes" if b["git_dirty"] else "")
+    return f"tcpstart {b['version']} ({commit}{', PGO' if b['pgo'] else ''}, {b['profile']} build)"
+
+
+def _command(commands: Any, name: str, help: str, examples: Sequence[str]) -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with what it does and ends with examples."""
+    return commands.add_parser(
+        name,
+        help=help,
+        description=help[0].upper() + help[1:] + ".",
+        epilog="examples:\n" + "\n".join(f"  {e}" for e in examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _links(text: str) -> list[str]:
+    """--pcap's value: one link or several, comma-separated (a list of its own would swallow the
+    scenario path given after it)."""
+    return [link.strip() for link in text.split(",") if link.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tcpstart",
+        description="An open lab for TCP start-up and congestion-control algorithms: a packet-level "
+        "simulator, the papers' reproductions, campaigns, and a Linux testbed.",
+        epilog="Every command has --help with examples. Docs: docs/ in the repository (make docs).",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add = partial(_command, commands)
+
+    p = add("compare", "run each algorithm on the same dumbbell and compare them", ['tcpstart compare', 'tcpstart compare --algos cubic,jump-start --rate 100Mbps --rtt 40ms --size 10MB', 'tcpstart compare --shared --size unlimited --duration 30s', 'tcpstart compare --algos newreno,cubic --params abc=2 --seeds 5'])
     p.add_argument("--rate", default="20Mbps", help="bottleneck rate (default: %(default)s)")
     p.add_argument("--rtt", default="200ms", help="base round-trip time (default: %(default)s)")
     p.add_argument("--queue", default="1bdp", help="bottleneck queue: 100pkt, 150KB or 1bdp (default: %(default)s)")
@@ -496,14 +541,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_compare)
 
-    p = commands.add_parser("run", help="run a scenario file and save its results")
-    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p = add("run", "run a scenario file and save its results", ['tcpstart run scenarios/dumbbell-newreno.toml --out out/newreno', 'tcpstart run my.toml --packets --pcap bottleneck,sender0_out', 'tcpstart run out/newreno/scenario.json --out out/again'])
+    p.add_argument("scenario", metavar="SCENARIO", help="a scenario file: TOML, or a result folder's scenario.json")
     p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/SCENARIO)")
     p.add_argument("--packets", action="store_true", help="record every packet event (packets.parquet)")
-    p.add_argument("--pcap", nargs="+", metavar="LINK", help="write LINK.pcap, e.g. bottleneck sender0_out")
+    p.add_argument(
+        "--pcap", type=_links, action="extend", metavar="LINK[,LINK]",
+        help="write LINK.pcap, e.g. bottleneck or bottleneck,sender0_out (repeatable)",
+    )
     p.set_defaults(func=cmd_run)
 
-    p = commands.add_parser("plot", help="draw cwnd, inflight, rtt, seq and queue figures of a result folder")
+    p = add("plot", "draw cwnd, inflight, rtt, seq and queue figures of a result folder", ['tcpstart plot out/newreno', 'tcpstart plot out/newreno --format pdf,svg'])
     p.add_argument("dir", metavar="DIR", help="a result folder (tcpstart run --out DIR, Result.save)")
     p.add_argument(
         "--format", default="png", metavar="FMT[,FMT]",
@@ -511,17 +559,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_plot)
 
-    p = commands.add_parser("algorithms", help="list the congestion-control algorithms and their parameters")
+    p = add("algorithms", "list the congestion-control algorithms and their parameters", ['tcpstart algorithms', 'tcpstart algorithms jump-start', 'tcpstart algorithms --json'])
+    p.add_argument("name", nargs="?", metavar="NAME", help="one algorithm, with its parameters in full")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=cmd_algorithms)
 
-    p = commands.add_parser("reproduce", help="rerun a paper's experiments and compare with its numbers")
+    p = add("reproduce", "rerun a paper's experiments and compare with its numbers", ['tcpstart reproduce jump-start --quick', 'tcpstart reproduce all --out docs/reproductions'])
     p.add_argument("name", metavar="NAME", help=f"{', '.join(reproduce_names())} or all")
     p.add_argument("--out", metavar="DIR", type=_folder, help="parent folder of the reports (default: tcpstart-out/reproduce)")
     p.add_argument("--quick", action="store_true", help="fewer seeds and points: each paper in under a minute")
     p.set_defaults(func=cmd_reproduce)
 
-    p = commands.add_parser("bench", help="measure simulator speed and memory on the reference benchmarks")
+    p = add("bench", "measure simulator speed and memory on the reference benchmarks", ['tcpstart bench B1', 'tcpstart bench B1 B2 --ns3', 'tcpstart bench B5 --runs 2000'])
     p.add_argument("names", nargs="*", metavar="NAME", help="B1 B2 B3 B4 B5 (default: all)")
     p.add_argument("--duration", help="simulated time instead of each benchmark's own (e.g. 300s)")
     p.add_argument("--runs", type=int, default=1000, help="B5: number of small runs (default: %(default)s)")
@@ -536,8 +585,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ns3", action="store_true", help="also run B1-B4 in ns-3 3.44 (pip install ns3==3.44.post0)")
     p.set_defaults(func=cmd_bench)
 
-    p = commands.add_parser("validate", help="check a scenario file and print it with all defaults filled in")
-    p.add_argument("scenario", metavar="SCENARIO.toml")
+    p = add("validate", "check a scenario file and print it with all defaults filled in", ['tcpstart validate scenarios/lossy-link.toml'])
+    p.add_argument("scenario", metavar="SCENARIO", help="a scenario file: TOML, or a result folder's scenario.json")
     p.set_defaults(func=cmd_validate)
 
     add_crosscheck_command(commands)
@@ -559,6 +608,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # The reader went away (`tcpstart algorithms | head`): stop quietly, as other tools do.
+        # Python would report the pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (ValueError, OSError) as e:
         print(f"tcpstart: error: {_describe(e)}", file=sys.stderr)
         return 2

@@ -396,16 +396,24 @@ def _json_default(value: Any) -> Any:
 _ENCODE = json.JSONEncoder(default=_json_default).encode
 
 
-def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The TOML file as a dict, unchecked; file and syntax problems become a ScenarioError."""
+def read_scenario_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A scenario file as a dict, unchecked: TOML, or JSON for a `.json` file (the scenario.json a
+    result folder holds). File and syntax problems become a ScenarioError."""
     try:
         with open(path, "rb") as f:
+            if Path(path).suffix.lower() == ".json":
+                data = json.load(f)
+                if not isinstance(data, dict):
+                    raise ScenarioError(f"{path}: a scenario is a JSON object, got {type(data).__name__}")
+                return data
             return tomllib.load(f)
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as e:
         # The message already says "(at line L, column C)".
         raise ScenarioError(f"{path}: invalid TOML: {e}") from None
+    except json.JSONDecodeError as e:
+        raise ScenarioError(f"{path}: invalid JSON: {e}") from None
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not a UTF-8 text file") from None
     except OSError as e:
@@ -414,7 +422,7 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Reads and checks a scenario file; every problem is a ScenarioError starting with the path."""
-    d = read_toml(path)
+    d = read_scenario_file(path)
     try:
         return Scenario.from_dict(d)
     except ScenarioError as e:
@@ -428,5 +436,5 @@ def scenario_dict(scenario: ScenarioLike) -> tuple[dict[str, Any], str | None]:
     if isinstance(scenario, dict):
         return scenario, None
     if isinstance(scenario, (str, os.PathLike)):
-        return read_toml(scenario), str(Path(scenario))
+        return read_scenario_file(scenario), str(Path(scenario))
     raise ScenarioError(f"a scenario must be a Scenario, a dict or the path of a TOML file, got {type(scenario).__name__}")

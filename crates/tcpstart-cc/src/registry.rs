@@ -111,10 +111,28 @@ fn registration(name: &str) -> Result<&'static Registration, ParamError> {
     REGISTRATIONS.iter().copied().find(|r| r.info.name == name).ok_or_else(|| ParamError {
         key: name.to_string(),
         message: format!(
-            "unknown algorithm; available: {}",
+            "unknown algorithm {name:?}{}; available: {}",
+            suggestion(name).map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(),
             ALGORITHMS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
         ),
     })
+}
+
+/// The registered name a mistyped one most likely meant: the same letters and digits, ignoring
+/// case and punctuation ("Cubic", "jumpstart", "NEW_RENO"), or the one name that contains them.
+fn suggestion(name: &str) -> Option<&'static str> {
+    let key = |s: &str| s.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    let given = key(name);
+    if given.is_empty() {
+        return None;
+    }
+    let same = ALGORITHMS.iter().find(|a| key(a.name) == given);
+    let mut containing = ALGORITHMS.iter().filter(|a| key(a.name).contains(&given));
+    same.or_else(|| match (containing.next(), containing.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    })
+    .map(|a| a.name)
 }
 
 pub fn find(name: &str) -> Result<&'static AlgorithmInfo, ParamError> {
@@ -185,6 +203,17 @@ mod tests {
         let err = build("vegas", &BTreeMap::new(), &cfg()).err().unwrap();
         assert_eq!(err.key, "vegas");
         assert!(err.message.contains("newreno"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_mistyped_name_gets_a_suggestion() {
+        let message = |name: &str| build(name, &BTreeMap::new(), &cfg()).err().unwrap().message;
+        assert!(message("Cubic").starts_with("unknown algorithm \"Cubic\" (did you mean \"cubic\"?)"));
+        assert!(message("jumpstart").contains("did you mean \"jump-start\"?"));
+        assert!(message("modified").contains("did you mean \"modified-swift-start\"?"));
+        // "swift" is in three names: no guess.
+        assert!(!message("swift").contains("did you mean"));
+        assert!(!message("vegas").contains("did you mean"));
     }
 
     #[test]

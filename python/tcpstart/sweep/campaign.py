@@ -34,7 +34,7 @@ import polars as pl
 
 from tcpstart import _core
 from tcpstart.results import Result
-from tcpstart.scenario import ScenarioError, ScenarioLike, read_toml, scenario_dict, to_json
+from tcpstart.scenario import ScenarioError, ScenarioLike, read_scenario_file, scenario_dict, to_json
 from tcpstart.sweep import backends
 from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded
 from tcpstart.sweep.results import aggregate, cell_columns, identical_cells, tidy
@@ -149,7 +149,7 @@ class Sweep:
     def from_toml(cls, path: str | os.PathLike[str], **overrides: Any) -> Sweep:
         """A sweep file: the keys of Sweep's arguments, `base` (a scenario table or the path of a
         scenario file, relative to the sweep file) and `[axes]`."""
-        spec = read_toml(path)
+        spec = read_scenario_file(path)
         try:
             unknown = next((k for k in spec if k not in ("base", "axes", *SPEC_KEYS)), None)
             if unknown:
@@ -158,7 +158,7 @@ class Sweep:
                 raise ScenarioError(f"{'base' if 'base' not in spec else 'axes'}: required")
             base = spec.pop("base")
             if isinstance(base, str):
-                base = read_toml(Path(path).parent / base)
+                base = read_scenario_file(Path(path).parent / base)
             metrics = spec.pop("metrics", None)
             sweep = cls(base, spec.pop("axes"), **{**spec, **overrides})
         except (ScenarioError, TypeError, ValueError) as e:
