@@ -23,6 +23,7 @@ pub mod registry;
 pub mod reno;
 pub mod scalable;
 pub mod stopeg;
+pub mod suss;
 pub mod swift_start;
 pub mod time;
 

@@ -10,7 +10,7 @@ use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
 use crate::{
     bbr, bic, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start, pacing_only, reno, scalable,
-    stopeg, swift_start,
+    stopeg, suss, swift_start,
 };
 
 /// One tunable parameter of an algorithm.
@@ -79,6 +79,7 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &cubic::CUBIC,
     &cubic::CUBIC_NOHYSTART,
     &hystartpp::CUBIC_HYSTARTPP,
+    &suss::CUBIC_SUSS,
     &bbr::BBR,
     &highspeed::HIGHSPEED,
     &scalable::SCALABLE,
