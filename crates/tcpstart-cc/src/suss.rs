@@ -129,7 +129,13 @@ struct Train {
 
 impl Train {
     fn reset_round(&mut self, now_us: u64, snd_nxt: u64) {
-        *self = Train { found: self.found, round_start_us: now_us, last_ack_us: now_us, end_seq: snd_nxt, ..Train::default() };
+        *self = Train {
+            found: self.found,
+            round_start_us: now_us,
+            last_ack_us: now_us,
+            end_seq: snd_nxt,
+            ..Train::default()
+        };
     }
 }
 
@@ -440,8 +446,10 @@ impl CongestionControl for Suss {
         }
         let bytes = ev.bytes_acked + self.acked_carry;
         self.acked_carry = bytes % self.mss;
-        let red_while_pacing =
-            ev.bytes_acked > 0 && self.state < State::CapExit && self.cap.is_none() && self.measure(ev, bytes / self.mss);
+        let red_while_pacing = ev.bytes_acked > 0
+            && self.state < State::CapExit
+            && self.cap.is_none()
+            && self.measure(ev, bytes / self.mss);
         if red_while_pacing {
             self.cubic.on_ack_after_rtt_sample(&AckEvent { cwnd_limited: false, ..*ev });
         } else {
@@ -663,5 +671,62 @@ mod tests {
         let mut once = suss(1);
         assert_eq!(drive(&mut once, 100_000, 50, 550_000), [10, 40, 80, 160, 320]);
         assert_eq!(once.jumps(), 1);
+    }
+
+    #[test]
+    fn the_cap_ends_slow_start_near_the_bdp() {
+        // 100 ms, bottleneck slots of 0.2, 0.5 and 1 ms (BDP 500, 200, 100 segments), infinite
+        // queue: the red-scaled ACK train outgrows half the minimum RTT in the round that
+        // reaches the BDP, so cwnd stops one cap later, within 1.4 BDP, without a loss.
+        for (slot_us, bdp, jumps) in [(200, 500, 2), (500, 200, 2), (1000, 100, 1)] {
+            let mut cc = suss(3);
+            drive(&mut cc, 100_000, slot_us, 1_500_000);
+            assert_eq!((cc.state(), cc.jumps()), (State::CapExit, jumps), "slot {slot_us}");
+            let ratio = (cc.ssthresh() / MSS) as f64 / bdp as f64;
+            assert!((1.0..1.4).contains(&ratio), "slot {slot_us}: ssthresh {ratio:.2} BDP");
+            assert_eq!(cc.phase(), "congestion_avoidance");
+        }
+    }
+
+    #[test]
+    fn off_after_round_two_it_is_linux_cubic() {
+        // 5 ms: the round-2 test fails (min RTT <= 10 ms) and the standard HyStart runs: the
+        // same windows as `cubic`, round by round, to the same exit.
+        let build = |name| {
+            crate::registry::build(
+                name,
+                &Default::default(),
+                &CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX },
+            )
+            .unwrap()
+        };
+        let (mut with, mut without) = (build("cubic+suss"), build("cubic"));
+        let a = drive(with.as_mut(), 5_000, 100, 300_000);
+        let b = drive(without.as_mut(), 5_000, 100, 300_000);
+        assert_eq!(a, b);
+        assert!(a.len() > 10 && without.ssthresh() < u64::MAX, "HyStart exited: {b:?}");
+        assert_eq!((with.cwnd(), with.ssthresh()), (without.cwnd(), without.ssthresh()));
+    }
+
+    #[test]
+    fn a_loss_while_pacing_cuts_from_the_data_in_flight() {
+        let mut cc = suss(3);
+        drive(&mut cc, 100_000, 50, 250_000);
+        assert_eq!(cc.state(), State::Pacing);
+        // Window 120 (paced ahead), 100 segments outstanding: cwnd = 100, then CUBIC's
+        // ssthresh = 100 x 717 / 1024 = 70.
+        cc.set_cwnd(120);
+        cc.on_congestion(&CongestionEvent { flight_size: 100 * MSS, ..Default::default() });
+        assert_eq!((cc.state(), cc.pacing_rate()), (State::Reduced, None));
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (70 * MSS, 70 * MSS));
+    }
+
+    #[test]
+    fn a_timeout_turns_suss_off_for_good() {
+        let mut cc = suss(3);
+        drive(&mut cc, 100_000, 50, 250_000);
+        cc.on_rto(&RtoEvent { flight_size: 100 * MSS, consecutive: 1, ..Default::default() });
+        assert_eq!((cc.state(), cc.pacing_rate(), cc.cwnd()), (State::Off, None, MSS));
+        assert_eq!(cc.phase(), "slow_start");
     }
 }
