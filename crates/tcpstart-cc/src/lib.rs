@@ -6,6 +6,7 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod careful_resume;
 pub mod controller;
 pub mod cubic;
 pub mod ehstcp;
