@@ -39,10 +39,10 @@
 //!   Retreat straight from Unvalidated, when the loss was detected.
 //! - The one-RTT limit of the Unvalidated phase is checked at sends and ACKs (no timer).
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::controller::CongestionControl;
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{Reno, RenoVariant, ABC};
+use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
 use crate::time::{Duration, Instant};
 
 const SAVED_CWND: ParamSpec = ParamSpec {
@@ -285,12 +285,8 @@ impl CongestionControl for CarefulResume {
         self.reno.on_rto(ev);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh()
-    }
+    window_from_reno!();
+
     fn pacing_rate(&self) -> Option<f64> {
         (self.phase == Phase::Unvalidated).then_some(self.rate)
     }
@@ -302,9 +298,6 @@ impl CongestionControl for CarefulResume {
             Phase::SafeRetreat => "safe_retreat",
             Phase::Normal => self.reno.phase(),
         }
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        self.reno.partial_ack_policy()
     }
     /// Safe Retreat sets its window itself: the draft rules out PRR for that reduction.
     fn sets_recovery_window(&self) -> bool {
