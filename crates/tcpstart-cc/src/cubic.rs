@@ -303,7 +303,7 @@ impl Cubic {
     }
 
     /// `cubictcp_acked`: the minimum RTT and Linux HyStart, on every RTT sample.
-    fn on_rtt_sample(&mut self, ev: &AckEvent, rtt: Duration) {
+    pub(crate) fn on_rtt_sample(&mut self, ev: &AckEvent, rtt: Duration) {
         let now = jiffies(ev.now);
         // Samples right after a reduction are distorted by the recovery; Linux drops them for 1 s.
         if self.bic.epoch_start.is_some_and(|e| now.saturating_sub(e) < HZ) {
@@ -469,6 +469,39 @@ impl Cubic {
         (self.cwnd * self.beta / BETA_SCALE).max(2)
     }
 
+    /// The part of an ACK after its RTT sample (`cong_avoid`, then `tcp_update_pacing_rate`).
+    /// An add-on that acts between the two halves (SUSS) calls [`Cubic::on_rtt_sample`] and
+    /// this itself.
+    pub(crate) fn on_ack_after_rtt_sample(&mut self, ev: &AckEvent) {
+        self.snd_nxt = self.snd_nxt.max(ev.snd_nxt);
+        self.grow(ev);
+        // tcp_cong_control ends every ACK with tcp_update_pacing_rate; HyStart's TSO allowance
+        // reads the rate the previous ACK left.
+        let packets_out = ev.snd_nxt.saturating_sub(ev.snd_una).div_ceil(self.mss);
+        self.pacing_rate = hystart::linux_pacing_rate(self.mss, self.cwnd, packets_out, self.ssthresh, ev.srtt);
+    }
+
+    /// cwnd and ssthresh in packets (`u64::MAX`: no ssthresh yet).
+    pub(crate) fn packets(&self) -> (u64, u64) {
+        (self.cwnd, self.ssthresh)
+    }
+
+    /// Sets cwnd and ssthresh in packets, as an add-on in `tcp_sock` would (SUSS).
+    pub(crate) fn set_packets(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd.clamp(1, CWND_CLAMP);
+        self.ssthresh = ssthresh;
+    }
+
+    /// `ca->delay_min` in microseconds (0: no sample yet).
+    pub(crate) fn delay_min_us(&self) -> u64 {
+        self.bic.delay_min_us
+    }
+
+    /// Linux's `sk_pacing_rate` as the last ACK left it, bytes per second.
+    pub(crate) fn linux_pacing_rate(&self) -> u64 {
+        self.pacing_rate
+    }
+
     fn stop_hystartpp(&mut self) {
         if let SlowStart::HyStartPlusPlus(h) = &mut self.slow_start {
             h.stop();
@@ -502,15 +535,10 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        self.snd_nxt = self.snd_nxt.max(ev.snd_nxt);
         if let Some(rtt) = ev.rtt_sample {
             self.on_rtt_sample(ev, rtt);
         }
-        self.grow(ev);
-        // tcp_cong_control ends every ACK with tcp_update_pacing_rate; HyStart's TSO allowance
-        // reads the rate the previous ACK left.
-        let packets_out = ev.snd_nxt.saturating_sub(ev.snd_una).div_ceil(self.mss);
-        self.pacing_rate = hystart::linux_pacing_rate(self.mss, self.cwnd, packets_out, self.ssthresh, ev.srtt);
+        self.on_ack_after_rtt_sample(ev);
     }
 
     fn on_congestion(&mut self, _ev: &CongestionEvent) {

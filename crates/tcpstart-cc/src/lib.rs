@@ -6,6 +6,7 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod careful_resume;
 pub mod controller;
 pub mod cubic;
 pub mod ehstcp;
@@ -23,6 +24,7 @@ pub mod registry;
 pub mod reno;
 pub mod scalable;
 pub mod stopeg;
+pub mod suss;
 pub mod swift_start;
 pub mod time;
 

@@ -9,8 +9,8 @@ use serde::Serialize;
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
 use crate::{
-    bbr, bic, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start, pacing_only, reno, scalable,
-    stopeg, swift_start,
+    bbr, bic, careful_resume, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start, pacing_only,
+    reno, scalable, stopeg, suss, swift_start,
 };
 
 /// One tunable parameter of an algorithm.
@@ -79,6 +79,7 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &cubic::CUBIC,
     &cubic::CUBIC_NOHYSTART,
     &hystartpp::CUBIC_HYSTARTPP,
+    &suss::CUBIC_SUSS,
     &bbr::BBR,
     &highspeed::HIGHSPEED,
     &scalable::SCALABLE,
@@ -86,6 +87,7 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &ehstcp::EHSTCP,
     &ess::ESS,
     &jump_start::JUMP_START,
+    &careful_resume::NEWRENO_CAREFUL_RESUME,
     &stopeg::STOPEG,
     &swift_start::SWIFT_START,
     &swift_start::SWIFT_START_BBN,
