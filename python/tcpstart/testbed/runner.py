@@ -1,0 +1,273 @@
+"""One scenario on the kernel: the network up, the delay line, trace and samplers started, the
+transfers run, everything measured, and all of it removed again, whatever happens.
+
+Teardown runs in `finally` with SIGINT and SIGTERM blocked, and SIGTERM is turned into an
+exception while a run is in progress, so an interrupted run leaves no namespace, process or trace
+instance behind; `netns.cleanup()` removes what a killed run (SIGKILL) could not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from tcpstart.testbed.netns import Links, Network, TestbedError, netns_exec, sh
+from tcpstart.testbed.plan import Plan
+from tcpstart.testbed.probe import Probe, ProbeRecord
+
+READY_TIMEOUT = 15.0
+# From telling the (started) senders the scenario's time 0 to that time.
+START_MARGIN = 0.05
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt in the main thread while the block runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(*_: object) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextlib.contextmanager
+def signals_blocked() -> Iterator[None]:
+    """No SIGINT/SIGTERM while the block runs (they are delivered after): teardown completes."""
+    mask = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, mask)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def links_of(plan: Plan) -> Links:
+    tx_route, rx_route, tx_sys, rx_sys = [], [], [], []
+    for h in plan.hosts:
+        tx_route.append(h.route)
+        rx_route.append(h.route + ("" if h.delayed_ack else " quickack 1"))
+        tx_sys.append(h.sysctls(receiver=False))
+        rx_sys.append(h.sysctls(receiver=True))
+    return Links(
+        hosts=len(plan.hosts),
+        mtu=plan.mtu,
+        forward_rate_bps=plan.kernel_rate(plan.rate_bps),
+        reverse_rate_bps=plan.kernel_rate(plan.reverse_rate_bps),
+        forward_queue=plan.kernel_queue(plan.queue),
+        reverse_queue=plan.kernel_queue(plan.reverse_queue),
+        # Room for one full frame and a little: the bucket never lets two segments go at once.
+        burst_bytes=plan.frame + 100,
+        tx_route=tx_route,
+        rx_route=rx_route,
+        tx_sysctls=tx_sys,
+        rx_sysctls=rx_sys,
+    )
+
+
+def _python(
+    ns: str, module: str, *args: str, stdout: Path | None = None, stderr: Path | None = None, stdin: Any = None
+) -> subprocess.Popen:
+    """`python -m module args` in a namespace, with this interpreter and its import path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    with contextlib.ExitStack() as files:
+        out = files.enter_context(stdout.open("w")) if stdout else subprocess.DEVNULL
+        err = files.enter_context(stderr.open("w")) if stderr else subprocess.DEVNULL
+        return subprocess.Popen(
+            netns_exec(ns, sys.executable, "-m", module, *args), stdout=out, stderr=err, env=env,
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
+        )
+
+
+def _wait_for(path: Path, proc: subprocess.Popen, what: str, err: Path) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while not path.exists():
+        if proc.poll() is not None:
+            raise TestbedError(f"{what} ended at start: {_last_line(err)}")
+        if time.monotonic() > deadline:
+            raise TestbedError(f"{what} did not start within {READY_TIMEOUT:g} s")
+        time.sleep(0.01)
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [x for x in path.read_text().splitlines() if x.strip()]
+    except OSError:
+        return "no output"
+    return lines[-1] if lines else "no output"
+
+
+def _write(path: Path, obj: Any) -> Path:
+    path.write_text(json.dumps(obj))
+    return path
+
+
+def _qdisc_totals(ns: str) -> dict[str, int]:
+    """Final counters of the root qdisc on the bottleneck veth."""
+    for q in json.loads(sh(*netns_exec(ns, "tc", "-s", "-j", "qdisc", "show", "dev", "bn"))):
+        if q.get("root"):
+            return {k: int(q.get(k, 0)) for k in ("bytes", "packets", "drops")}
+    return {"bytes": 0, "packets": 0, "drops": 0}
+
+
+def ports_for(run_tag_number: int, flows: int) -> list[int]:
+    """Source ports of this run's flows: distinct per process and run, so that the trace filter
+    of one run never matches another's connections."""
+    base = 20000 + ((os.getpid() * 31 + run_tag_number * 7) % 2000) * 20
+    return [base + i for i in range(flows)]
+
+
+def run_once(plan: Plan, run: int) -> dict[str, Any]:
+    """Runs the plan once; returns the raw measurements (see result.build)."""
+    tag = f"tcpst-{os.getpid()}-{run}"
+    ports = ports_for(run, len(plan.flows))
+    for f, p in zip(plan.flows, ports):
+        f.port = p
+    work = Path(tempfile.mkdtemp(prefix=f"{tag}-"))
+    net = Network(tag, len(plan.hosts))
+    procs: list[subprocess.Popen] = []
+    probe: Probe | None = None
+    try:
+        with sigterm_interrupts():
+            with signals_blocked():
+                net.up(links_of(plan))
+            delay_cfg = {
+                "tun": "dl",
+                "forward_delay_ns": round(plan.delay_s * 1e9),
+                "reverse_delay_ns": round(plan.delay_s * 1e9),
+                "access_delay_ns": [round(a * 1e9) for a in plan.access_delay_s],
+                "rate_bps": plan.rate_bps,
+                "reverse_rate_bps": plan.reverse_rate_bps,
+                "ready": str(work / "delay.ready"),
+                "stats": str(work / "delay.json"),
+            }
+            err = work / "delay.err"
+            delay = _python(net.r1, "tcpstart.testbed.delayline", str(_write(work / "delay.cfg", delay_cfg)),
+                            stderr=err)
+            procs.append(delay)
+            _wait_for(work / "delay.ready", delay, "the delay line", err)
+
+            probe = Probe(tag, ports)
+            receivers = []
+            for h in range(len(plan.hosts)):
+                mine = [f for f in plan.flows if f.host == h]
+                if not mine:
+                    continue
+                cfg = {"flows": [{"port": f.port, "size": f.size} for f in mine], "ready": str(work / f"rx{h}.ready")}
+                err = work / f"rx{h}.err"
+                p = _python(net.rx(h), "tcpstart.testbed.transfer", "receive", str(_write(work / f"rx{h}.cfg", cfg)),
+                            stderr=err)
+                procs.append(p)
+                receivers.append((p, work / f"rx{h}.ready", err))
+            for p, ready, err in receivers:
+                _wait_for(ready, p, "a receiver", err)
+            samplers = []
+            for ns, name in ((net.r1, "fwd"), (net.r2, "rev")):
+                cfg = {"dev": "bn", "interval": plan.queue_interval, "out": str(work / f"q{name}.jsonl")}
+                p = _python(ns, "tcpstart.testbed.qstats", str(_write(work / f"q{name}.cfg", cfg)), stderr=work / f"q{name}.err")
+                procs.append(p)
+                samplers.append(p)
+            senders = []
+            for h in range(len(plan.hosts)):
+                mine = [f for f in plan.flows if f.host == h]
+                if not mine:
+                    continue
+                cfg = {
+                    "ready": str(work / f"tx{h}.ready"),
+                    "sample_every": 0.001,
+                    "flows": [
+                        {"id": f.id, "port": f.port, "size": f.size, "start": f.start,
+                         "algorithm": f.kernel_algorithm, "dst": f"10.2.{h}.1"}
+                        for f in mine
+                    ],
+                }
+                out, err = work / f"tx{h}.json", work / f"tx{h}.err"
+                p = _python(net.tx(h), "tcpstart.testbed.transfer", "send", str(_write(work / f"tx{h}.cfg", cfg)),
+                            stdout=out, stderr=err, stdin=subprocess.PIPE)
+                procs.append(p)
+                senders.append((p, out, err))
+                _wait_for(work / f"tx{h}.ready", p, "a sender", err)
+            probe.start()
+            t0 = time.monotonic() + START_MARGIN
+            for p, _, _ in senders:
+                assert p.stdin is not None
+                p.stdin.write(f"{t0!r}\n".encode())
+                p.stdin.close()
+            deadline = t0 + _time_limit(plan)
+            for p, out, err in senders:
+                try:
+                    p.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    raise TestbedError(
+                        f"the transfers did not finish within {_time_limit(plan):.0f} s (scenario duration or "
+                        "ten times the ideal time)"
+                    ) from None
+                if p.returncode != 0:
+                    raise TestbedError(f"a sender failed: {_last_line(err)}")
+            end = time.monotonic()
+            for p in samplers:
+                p.send_signal(signal.SIGTERM)
+            for p in samplers:
+                p.wait(timeout=5)
+            records = probe.stop()
+            totals = {"bottleneck": _qdisc_totals(net.r1), "bottleneck_rev": _qdisc_totals(net.r2)}
+            delay.send_signal(signal.SIGTERM)
+            delay.wait(timeout=5)
+            senders_out = [json.loads(out.read_text()) for _, out, _ in senders]
+            return {
+                "t0": t0,
+                "end": end,
+                "senders": senders_out,
+                "records": records,
+                "queues": {name: _read_samples(work / f"q{name}.jsonl") for name in ("fwd", "rev")},
+                "totals": totals,
+                "delay_line": json.loads((work / "delay.json").read_text()),
+                "load": os.getloadavg(),
+            }
+    finally:
+        with signals_blocked():
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.wait(timeout=10)
+            if probe is not None:
+                probe.close()
+            net.down()
+            for f in work.iterdir():
+                f.unlink()
+            work.rmdir()
+
+
+def _time_limit(plan: Plan) -> float:
+    if plan.duration:
+        return plan.duration
+    ideal = sum(f.size for f in plan.flows) * 8 / plan.rate_bps + max(f.start for f in plan.flows)
+    return 10 * ideal + 20 * 2 * plan.delay_s + 30
+
+
+def _read_samples(path: Path) -> list[list[float]]:
+    try:
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
+__all__ = ["run_once", "ProbeRecord"]
