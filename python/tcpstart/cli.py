@@ -23,6 +23,7 @@ from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
+from tcpstart.testbed.command import add_command as add_testbed_command
 from tcpstart.results import Result
 from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate
@@ -445,6 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_validate)
 
     add_crosscheck_command(commands)
+    add_testbed_command(commands)
     return parser
 
 

@@ -28,7 +28,7 @@ TRACEFS = Path("/sys/kernel/tracing")
 _NAME = re.compile(rf"^{PREFIX}(\d+)-")
 
 
-class TestbedError(RuntimeError):
+class TestbedError(OSError):
     """A testbed step the machine refused (a command that failed); the message is one line."""
 
 

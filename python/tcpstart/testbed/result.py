@@ -85,7 +85,7 @@ def _flow(plan: Plan, flow_id: int, records: list[ProbeRecord], sent: dict[str, 
 
     exit_t = exit_cwnd = None
     if f.kernel_algorithm == "bbr":
-        k = next((i for i, s in enumerate(samples) if s[4] is not None and s[4] != BBR_HIGH_GAIN), None)
+        k = _bbr_exit(samples)
         if k is not None:
             exit_t = samples[k][0]
             i = max(0, bisect.bisect_right(times, exit_t) - 1)
@@ -133,6 +133,18 @@ def _flow(plan: Plan, flow_id: int, records: list[ProbeRecord], sent: dict[str, 
         "tlp_probes": netstat.get("TCPLossProbes", 0) if alone_on_host else None,
     }
     return summary, rows
+
+
+def _bbr_exit(samples: list) -> int | None:
+    """The first sample past STARTUP: its gain left the high gain after having had it (right
+    after the handshake the kernel can report another gain before BBR's first ACK)."""
+    seen = False
+    for i, s in enumerate(samples):
+        if s[4] == BBR_HIGH_GAIN:
+            seen = True
+        elif seen and s[4] is not None:
+            return i
+    return None
 
 
 def _phase(r: ProbeRecord, sample: tuple | None, algorithm: str, gain: int | None) -> str:
