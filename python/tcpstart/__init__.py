@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tcpstart.batch import run_many
+    from tcpstart.kernel import testbed
     from tcpstart.results import Result
     from tcpstart.simulate import algorithms, run
     from tcpstart.scenario import (
@@ -57,6 +58,7 @@ _EXPORTS = {
     "load_scenario": "tcpstart.scenario",
     "run": "tcpstart.simulate",
     "run_many": "tcpstart.batch",
+    "testbed": "tcpstart.kernel",
 }
 
 __all__ = sorted(_EXPORTS)

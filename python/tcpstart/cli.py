@@ -23,7 +23,7 @@ from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
-from tcpstart.testbed.command import add_command as add_testbed_command
+from tcpstart.kernel.command import add_command as add_testbed_command
 from tcpstart.results import Result
 from tcpstart.simulate import algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_toml, validate

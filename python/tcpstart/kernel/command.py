@@ -21,8 +21,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from tcpstart._files import check_output_folder
     from tcpstart.cli import _summary_table, console
-    from tcpstart.testbed import testbed
-    from tcpstart.testbed.netns import cleanup
+    from tcpstart.kernel import testbed
+    from tcpstart.kernel.netns import cleanup
 
     if args.cleanup:
         removed = cleanup()

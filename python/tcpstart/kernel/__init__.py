@@ -25,7 +25,7 @@ def requirements() -> Optional[str]:
             return f"the testbed needs the `{tool}` command (iproute2)"
     if not Path("/dev/net/tun").exists():
         return "the testbed needs /dev/net/tun (CONFIG_TUN)"
-    from tcpstart.testbed.plan import available_algorithms
+    from tcpstart.kernel.plan import available_algorithms
 
     if not available_algorithms():
         return "no /proc/sys/net/ipv4/tcp_available_congestion_control: not a Linux kernel with TCP"
@@ -41,10 +41,10 @@ def testbed(scenario: ScenarioLike, runs: int = 1, out: Optional[str | os.PathLi
     """
     from tcpstart.results import Result
     from tcpstart.scenario import ScenarioError
-    from tcpstart.testbed.netns import TestbedError
-    from tcpstart.testbed.plan import make_plan
-    from tcpstart.testbed.result import build
-    from tcpstart.testbed.runner import run_once
+    from tcpstart.kernel.netns import TestbedError
+    from tcpstart.kernel.plan import make_plan
+    from tcpstart.kernel.result import build
+    from tcpstart.kernel.runner import run_once
 
     if runs < 1:
         raise ValueError(f"runs: must be at least 1, got {runs}")

@@ -23,8 +23,8 @@ from typing import Any
 import polars as pl
 
 from tcpstart.results import FLOW_TYPES, QUEUE_TYPES, Result
-from tcpstart.testbed.plan import ETHERNET_HEADER, Plan
-from tcpstart.testbed.probe import ProbeRecord
+from tcpstart.kernel.plan import ETHERNET_HEADER, Plan
+from tcpstart.kernel.probe import ProbeRecord
 
 INFINITE_SSTHRESH = 0x7FFFFFFF
 # BBR's STARTUP pacing gain in BBR_UNIT (256): 2/ln(2), tcp_bbr.c bbr_high_gain.

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tcpstart.testbed.netns import TRACEFS, TestbedError
+from tcpstart.kernel.netns import TRACEFS, TestbedError
 
 LINE = re.compile(
     r"\s(\d+\.\d+): tcp_probe: .*?src=[\d.]+:(\d+) .*?data_len=(\d+) snd_nxt=(0x[0-9a-f]+) "

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from tcpstart.testbed.netns import Links, Network, TestbedError, netns_exec, sh
-from tcpstart.testbed.plan import Plan
-from tcpstart.testbed.probe import Probe, ProbeRecord
+from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
+from tcpstart.kernel.plan import Plan
+from tcpstart.kernel.probe import Probe, ProbeRecord
 
 READY_TIMEOUT = 15.0
 # From telling the (started) senders the scenario's time 0 to that time.
@@ -158,7 +158,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 "stats": str(work / "delay.json"),
             }
             err = work / "delay.err"
-            delay = _python(net.r1, "tcpstart.testbed.delayline", str(_write(work / "delay.cfg", delay_cfg)),
+            delay = _python(net.r1, "tcpstart.kernel.delayline", str(_write(work / "delay.cfg", delay_cfg)),
                             stderr=err)
             procs.append(delay)
             _wait_for(work / "delay.ready", delay, "the delay line", err)
@@ -171,7 +171,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                     continue
                 cfg = {"flows": [{"port": f.port, "size": f.size} for f in mine], "ready": str(work / f"rx{h}.ready")}
                 err = work / f"rx{h}.err"
-                p = _python(net.rx(h), "tcpstart.testbed.transfer", "receive", str(_write(work / f"rx{h}.cfg", cfg)),
+                p = _python(net.rx(h), "tcpstart.kernel.transfer", "receive", str(_write(work / f"rx{h}.cfg", cfg)),
                             stderr=err)
                 procs.append(p)
                 receivers.append((p, work / f"rx{h}.ready", err))
@@ -180,7 +180,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
             samplers = []
             for ns, name in ((net.r1, "fwd"), (net.r2, "rev")):
                 cfg = {"dev": "bn", "interval": plan.queue_interval, "out": str(work / f"q{name}.jsonl")}
-                p = _python(ns, "tcpstart.testbed.qstats", str(_write(work / f"q{name}.cfg", cfg)), stderr=work / f"q{name}.err")
+                p = _python(ns, "tcpstart.kernel.qstats", str(_write(work / f"q{name}.cfg", cfg)), stderr=work / f"q{name}.err")
                 procs.append(p)
                 samplers.append(p)
             senders = []
@@ -198,7 +198,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                     ],
                 }
                 out, err = work / f"tx{h}.json", work / f"tx{h}.err"
-                p = _python(net.tx(h), "tcpstart.testbed.transfer", "send", str(_write(work / f"tx{h}.cfg", cfg)),
+                p = _python(net.tx(h), "tcpstart.kernel.transfer", "send", str(_write(work / f"tx{h}.cfg", cfg)),
                             stdout=out, stderr=err, stdin=subprocess.PIPE)
                 procs.append(p)
                 senders.append((p, out, err))

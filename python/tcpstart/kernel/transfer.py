@@ -1,6 +1,6 @@
 """The testbed's traffic: real sockets sending the scenario's finite transfers.
 
-`python -m tcpstart.testbed.transfer receive CONFIG.json` runs in a receiver's namespace: it
+`python -m tcpstart.kernel.transfer receive CONFIG.json` runs in a receiver's namespace: it
 accepts the connections of its host pair's flows and reads exactly each flow's size, then
 closes. `... send CONFIG.json` runs in a sender's namespace: each flow waits for its start time
 (CLOCK_MONOTONIC, the clock of the trace), sets its algorithm on the socket (TCP_CONGESTION, so
@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from tcpstart.testbed.delayline import die_with_parent
+from tcpstart.kernel.delayline import die_with_parent
 
 PORT = 5201
 TCP_CC_INFO = 26

@@ -1,6 +1,6 @@
 """The testbed's propagation delay: a TUN device in the senders' router that holds every packet.
 
-Run inside the router's namespace as `python -m tcpstart.testbed.delayline CONFIG.json`: the
+Run inside the router's namespace as `python -m tcpstart.kernel.delayline CONFIG.json`: the
 router's policy routing sends every packet arriving from a host or from the bottleneck into the
 TUN device; this program writes each one back after its delay, and the router forwards it by
 its main table. Used because this kind of kernel may lack netem (`CONFIG_NET_SCH_NETEM`), and so

@@ -1,6 +1,6 @@
 """Bottleneck queue samples: the root qdisc's backlog through rtnetlink, read every interval.
 
-`python -m tcpstart.testbed.qstats CONFIG.json` runs in a router's namespace until SIGTERM and
+`python -m tcpstart.kernel.qstats CONFIG.json` runs in a router's namespace until SIGTERM and
 writes its samples as JSON lines (t, packets, bytes, drops). One netlink request per sample
 (about 20 us), so no `tc` process per sample; RTM_GETQDISC dumps carry the old `tc_stats`
 struct, which has everything needed.
@@ -15,7 +15,7 @@ import struct
 import sys
 import time
 
-from tcpstart.testbed.delayline import die_with_parent
+from tcpstart.kernel.delayline import die_with_parent
 
 RTM_GETQDISC, NLM_F_REQUEST, NLM_F_DUMP, NLMSG_DONE = 38, 1, 0x300, 3
 TCA_STATS = 3
