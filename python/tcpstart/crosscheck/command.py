@@ -1,4 +1,5 @@
-"""`tcpstart crosscheck`: runs the matrix in tcpstart and ns-3 and writes the validation report.
+"""`tcpstart crosscheck`: runs the matrix in tcpstart and ns-3 (or, with --linux, on the kernel) and
+writes the validation report.
 
 Kept apart from tcpstart/cli.py (which only registers it) so that the CLI does not import numpy,
 matplotlib or the ns-3 build machinery unless this command runs.
@@ -24,10 +25,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    help="redo the report from a crosscheck.json of an earlier run instead of running")
     p.add_argument("--docs", metavar="DIR",
                    help="also write validation.md and validation/*.png here (the repository's report: --docs docs)")
+    p.add_argument("--linux", action="store_true",
+                   help="compare with the Linux kernel (tcpstart testbed, root) instead of ns-3: writes validation-linux.md")
+    p.add_argument("--runs", type=int, default=3, help="--linux: kernel runs per scenario (default: %(default)s)")
     p.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
+    if args.linux:
+        return run_linux(args)
     from tcpstart.crosscheck.matrix import ALGORITHMS, MATRIX
     from tcpstart.crosscheck.ns3build import Ns3Unavailable, build
     from tcpstart.crosscheck.report import (
@@ -79,3 +85,45 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"raw results and report in {out}")
     return 0
 
+
+
+def run_linux(args: argparse.Namespace) -> int:
+    from tcpstart.crosscheck.linux import MATRIX, QUICK, compare, run_case
+    from tcpstart.crosscheck.linux_report import load_raw, save_raw, write
+    from tcpstart.crosscheck.report import select
+
+    if args.algos:
+        raise ValueError("--algos: the Linux cross-check's cases each name their algorithm; choose with --cases")
+    if args.runs < 2:
+        raise ValueError(f"--runs: at least 2 kernel runs are needed for a spread, got {args.runs}")
+    names = args.cases.split(",") if args.cases else (QUICK if args.quick else None)
+    cases = select(",".join(names), MATRIX, lambda c: c.name) if names else MATRIX
+    out = Path(args.out if args.out != "tcpstart-out/crosscheck" else "tcpstart-out/crosscheck-linux")
+    check_output_folder(out)
+    if args.from_results:
+        results = load_raw(Path(args.from_results))
+    else:
+        from tcpstart.kernel import requirements
+
+        missing = requirements()
+        if missing:
+            print(f"tcpstart: error: {missing}", file=sys.stderr)
+            return 2
+        results = []
+        for case in cases:
+            r = run_case(case, args.runs)
+            c = compare(r)
+            print(f"{case.name:>4} {case.describe()}: completion {c['completion_diff'] * 100:+.1f}% "
+                  f"(kernel spread {c['completion_spread'] * 100:.1f}%), cwnd distance {c['distance']:.3f} "
+                  f"(kernel's own {c['self_distance']:.3f})", flush=True)
+            results.append(r)
+    command = "tcpstart crosscheck --linux" + (" --quick" if args.quick else "") + (
+        f" --runs {args.runs}" if args.runs != 3 else "") + (f" --docs {args.docs}" if args.docs else "")
+    with atomic_directory(out) as tmp:
+        save_raw(results, tmp / "crosscheck-linux.json")
+        write(results, tmp / "validation-linux.md", tmp / "validation-linux", command)
+    if args.docs:
+        write(results, Path(args.docs) / "validation-linux.md", Path(args.docs) / "validation-linux", command)
+        print(f"wrote {Path(args.docs) / 'validation-linux.md'}")
+    print(f"raw results and report in {out}")
+    return 0
