@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable, Optional
 
 from tcpstart._files import atomic_directory, check_output_folder
 
@@ -76,15 +77,22 @@ def run_command(args: argparse.Namespace) -> int:
     check_output_folder(out)
     results = load_raw(Path(args.from_results)) if args.from_results else run_matrix(cases, algos, progress)
     command = "tcpstart crosscheck" + (" --quick" if args.quick else "") + (f" --docs {args.docs}" if args.docs else "")
-    with atomic_directory(out) as tmp:
-        save_raw(results, tmp)
-        write_report(results, tmp / "validation.md", tmp / "validation", command)
-    if args.docs:
-        write_report(results, Path(args.docs) / "validation.md", Path(args.docs) / "validation", command)
-        print(f"wrote {Path(args.docs) / 'validation.md'}")
-    print(f"raw results and report in {out}")
+    _publish(out, args.docs, "validation", lambda d: save_raw(results, d),
+             lambda md, img: write_report(results, md, img, command))
     return 0
 
+
+def _publish(out: Path, docs: Optional[str], name: str, save: Callable[[Path], None],
+             write: Callable[[Path, Path], None]) -> None:
+    """Raw results and the report (NAME.md, NAME/*.png) into `out`, whole or not at all; the
+    report also into `docs` when given."""
+    with atomic_directory(out) as tmp:
+        save(tmp)
+        write(tmp / f"{name}.md", tmp / name)
+    if docs:
+        write(Path(docs) / f"{name}.md", Path(docs) / name)
+        print(f"wrote {Path(docs) / f'{name}.md'}")
+    print(f"raw results and report in {out}")
 
 
 def run_linux(args: argparse.Namespace) -> int:
@@ -119,11 +127,6 @@ def run_linux(args: argparse.Namespace) -> int:
             results.append(r)
     command = "tcpstart crosscheck --linux" + (" --quick" if args.quick else "") + (
         f" --runs {args.runs}" if args.runs != 3 else "") + (f" --docs {args.docs}" if args.docs else "")
-    with atomic_directory(out) as tmp:
-        save_raw(results, tmp / "crosscheck-linux.json")
-        write(results, tmp / "validation-linux.md", tmp / "validation-linux", command)
-    if args.docs:
-        write(results, Path(args.docs) / "validation-linux.md", Path(args.docs) / "validation-linux", command)
-        print(f"wrote {Path(args.docs) / 'validation-linux.md'}")
-    print(f"raw results and report in {out}")
+    _publish(out, args.docs, "validation-linux", lambda d: save_raw(results, d / "crosscheck-linux.json"),
+             lambda md, img: write(results, md, img, command))
     return 0

@@ -5,6 +5,7 @@ Both sides get one scenario dict. Its TCP settings are Linux's defaults where tc
 knob for them (MSS 1448 = MTU 1500 with timestamps, initial window 10, minimum RTO 200 ms,
 delayed-ACK timeout 40 ms = TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery); the
 testbed maps the ones the kernel can be given and runs the kernel's own behaviour for the rest.
+The kernel's reno is tcpstart's newreno with abc = 0 (every acknowledged segment counts).
 """
 
 from __future__ import annotations
@@ -51,17 +52,17 @@ MATRIX = [
     LinuxCase("L3", "cubic", 50, 20, 1, 5),
     LinuxCase("L4", "cubic", 100, 10, 2, 8),
     LinuxCase("L5", "cubic", 5, 300, 1, 2),
-    LinuxCase("L6", "reno", 10, 50, 0.5, 2),
-    LinuxCase("L7", "reno", 20, 100, 2, 4),
-    LinuxCase("L8", "reno", 50, 40, 0.25, 4),
-    LinuxCase("L9", "reno", 5, 200, 1, 1.5),
+    LinuxCase("L6", "newreno", 10, 50, 0.5, 2),
+    LinuxCase("L7", "newreno", 20, 100, 2, 4),
+    LinuxCase("L8", "newreno", 50, 40, 0.25, 4),
+    LinuxCase("L9", "newreno", 5, 200, 1, 1.5),
     LinuxCase("L10", "bbr", 10, 50, 1, 2),
     LinuxCase("L11", "bbr", 20, 100, 2, 2),
     LinuxCase("L12", "bbr", 50, 20, 0.5, 4),
     LinuxCase("L13", "bbr", 100, 40, 1, 8),
     LinuxCase("L14", "bbr", 5, 300, 0.25, 2),
     LinuxCase("L15", "cubic", 20, 50, 1, 3, flows=2),
-    LinuxCase("L16", "reno", 30, 60, 1, 2, flows=3, stagger=0.3),
+    LinuxCase("L16", "newreno", 30, 60, 1, 2, flows=3, stagger=0.3),
     LinuxCase("L17", "bbr", 10, 100, 2, 3, flows=2),
 ]
 QUICK = ["L10", "L11", "L7"]
@@ -72,7 +73,8 @@ def scenario(case: LinuxCase) -> dict[str, Any]:
         "seed": 1,
         "network": {"rate": f"{case.rate_mbps}Mbps", "rtt": f"{case.rtt_ms}ms", "queue": case.queue_packets},
         "tcp": {"mss": MSS, "rto_min": "200ms", "delack_timeout": "40ms", "quickack": 16, "recovery": "prr"},
-        "flows": [{"algorithm": case.algorithm, "size": int(case.size_mb * 1e6), "start": f"{i * case.stagger}s"}
+        "flows": [{"algorithm": case.algorithm, "size": int(case.size_mb * 1e6), "start": f"{i * case.stagger}s",
+                   **({"params": {"abc": 0}} if case.algorithm == "newreno" else {})}
                   for i in range(case.flows)],
         "trace": {"interval": "1ms"},
     }

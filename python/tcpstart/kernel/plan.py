@@ -17,8 +17,16 @@ from typing import Any
 
 from tcpstart.scenario import ScenarioError
 
-# tcpstart's algorithm names and the kernel module that does the same job.
-KERNEL_ALGORITHMS = {"reno": "reno", "newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
+# tcpstart's algorithms that the kernel has: the module, and the parameters that make tcpstart's
+# the same algorithm. Linux's reno is NewReno recovery with every acknowledged segment counted
+# in slow start (abc = 0); tcpstart's cubic and bbr follow tcp_cubic.c and tcp_bbr.c by default.
+KERNEL_ALGORITHMS: dict[str, tuple[str, dict[str, float]]] = {
+    "newreno": ("reno", {"abc": 0}),
+    "cubic": ("cubic", {}),
+    "bbr": ("bbr", {}),
+}
+# Parameters any value of which the kernel's module has too (BBR's random start of its gain cycle).
+FREE_PARAMS = {"seed"}
 # Above this the measurement (a Python delay line on shared cores) is no longer the bottleneck's.
 MAX_RATE_BPS = 1e9
 IP_TCP_HEADER, TIMESTAMP_OPTION, ETHERNET_HEADER = 40, 12, 14
@@ -177,15 +185,22 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
     hosts: dict[int, HostPlan] = {}
     for i, f in enumerate(resolved["flows"]):
         where = f"flows[{i}]"
-        kernel = KERNEL_ALGORITHMS.get(f["algorithm"])
-        if kernel is None:
+        if f["algorithm"] == "reno":
+            raise refuse(f"{where}.algorithm", "the kernel's reno is tcpstart's newreno with params = { abc = 0 } "
+                         "(NewReno recovery, every acknowledged segment counted)")
+        if f["algorithm"] not in KERNEL_ALGORITHMS:
             raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} has no kernel module; the testbed runs "
                          f"{', '.join(sorted(KERNEL_ALGORITHMS))}")
+        kernel, required = KERNEL_ALGORITHMS[f["algorithm"]]
         if kernel not in available:
             raise refuse(f"{where}.algorithm", f"this kernel lacks tcp_{kernel} "
                          f"(tcp_available_congestion_control: {' '.join(sorted(available))})")
-        if f["params"]:
-            raise refuse(f"{where}.params", "kernel modules take no per-flow parameters")
+        for name, value in required.items():
+            if f["params"].get(name) != value:
+                raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} is {f['algorithm']} with {name} = {value:g}")
+        for name in f["params"]:
+            if name not in required and name not in FREE_PARAMS:
+                raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} module takes no per-flow parameters")
         if f["size"] is None:
             raise refuse(f"{where}.size", "the testbed runs finite transfers; give a size")
         if f["direction"] != "forward":
