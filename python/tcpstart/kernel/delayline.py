@@ -1,4 +1,4 @@
-"""The testbed's propagation delay: a TUN device in the senders' router that holds every packet.
+"""The testbed's propagation delay: a TUN device in the receivers' router that holds every packet.
 
 Run inside the router's namespace as `python -m tcpstart.kernel.delayline CONFIG.json`: the
 router's policy routing sends every packet arriving from a host or from the bottleneck into the
@@ -97,6 +97,7 @@ def run(cfg: dict) -> dict:
 
     pfd = _PollFd(fd, POLLIN, 0)
     ts = _Timespec()
+    pfd_ref, ts_ref = ctypes.byref(pfd), ctypes.byref(ts)
     ppoll = _libc.ppoll
     clock = time.monotonic_ns
     heap: list[tuple[int, int, bytes]] = []
@@ -108,11 +109,10 @@ def run(cfg: dict) -> dict:
         if heap:
             wait = max(0, heap[0][0] - clock())
             ts.tv_sec, ts.tv_nsec = divmod(wait, 1_000_000_000)
-            ppoll(ctypes.byref(pfd), 1, ctypes.byref(ts), None)
         else:
             # Without packets to release, wake up now and then to notice a signal.
             ts.tv_sec, ts.tv_nsec = 0, 200_000_000
-            ppoll(ctypes.byref(pfd), 1, ctypes.byref(ts), None)
+        ppoll(pfd_ref, 1, ts_ref, None)
         now = clock()
         while True:
             try:
@@ -141,7 +141,10 @@ def run(cfg: dict) -> dict:
                 pass  # the router refused it (e.g. no route while tearing down): a loss
             now = clock()
     os.close(fd)
+    cpu = os.times()
     return {
+        "cpu_user_s": cpu.user,
+        "cpu_system_s": cpu.system,
         "forwarded": forwarded,
         "mean_late_us": late_total / forwarded / 1e3 if forwarded else 0.0,
         "max_late_us": late_max / 1e3,

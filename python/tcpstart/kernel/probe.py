@@ -30,6 +30,7 @@ class ProbeRecord:
     snd_una: int
     cwnd: int  # segments
     ssthresh: int  # segments; >= 0x7fffffff is "infinite"
+    snd_wnd: int  # the receiver's advertised window, bytes
     srtt_us: int
 
 
@@ -91,6 +92,7 @@ def parse(text: str) -> list[ProbeRecord]:
                 snd_una=int(m[5], 16),
                 cwnd=int(m[6]),
                 ssthresh=int(m[7]),
+                snd_wnd=int(m[8]),
                 srtt_us=int(m[9]),
             )
         )

@@ -71,8 +71,7 @@ def links_of(plan: Plan) -> Links:
         reverse_rate_bps=plan.kernel_rate(plan.reverse_rate_bps),
         forward_queue=plan.kernel_queue(plan.queue),
         reverse_queue=plan.kernel_queue(plan.reverse_queue),
-        # Room for one full frame and a little: the bucket never lets two segments go at once.
-        burst_bytes=plan.frame + 100,
+        burst_bytes=plan.burst_bytes,
         tx_route=tx_route,
         rx_route=rx_route,
         tx_sysctls=tx_sys,
@@ -158,7 +157,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 "stats": str(work / "delay.json"),
             }
             err = work / "delay.err"
-            delay = _python(net.r1, "tcpstart.kernel.delayline", str(_write(work / "delay.cfg", delay_cfg)),
+            delay = _python(net.r2, "tcpstart.kernel.delayline", str(_write(work / "delay.cfg", delay_cfg)),
                             stderr=err)
             procs.append(delay)
             _wait_for(work / "delay.ready", delay, "the delay line", err)
