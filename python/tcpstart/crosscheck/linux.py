@@ -102,10 +102,18 @@ def metrics(result: Any) -> dict[str, Any]:
     }
 
 
-def _grid_total(curves: list, grid: np.ndarray) -> np.ndarray:
-    from tcpstart.crosscheck.runner import total_cwnd
-
-    return total_cwnd(curves, grid)
+def total_cwnd(curves: list, grid: np.ndarray) -> np.ndarray:
+    """Sum over flows of each flow's step-function cwnd on `grid`, counting a flow only from its
+    first sample to its last (its completion): a finished flow's last window is no window."""
+    total = np.zeros_like(grid)
+    for t, w in curves:
+        if not len(t):
+            continue
+        t, w = np.asarray(t), np.asarray(w, dtype=float)
+        idx = np.searchsorted(t, grid, side="right") - 1
+        active = (idx >= 0) & (grid <= t[-1])
+        total += np.where(active, w[np.clip(idx, 0, None)], 0.0)
+    return total
 
 
 def distance(a: dict[str, Any], b: dict[str, Any], points: int = 2000) -> float:
@@ -114,7 +122,7 @@ def distance(a: dict[str, Any], b: dict[str, Any], points: int = 2000) -> float:
     ends = [m["completion"] for m in (a, b) if m["completion"] is not None]
     horizon = min(ends) if ends else 10.0
     grid = np.linspace(0.0, horizon, points)
-    ca, cb = _grid_total(a["curves"], grid), _grid_total(b["curves"], grid)
+    ca, cb = total_cwnd(a["curves"], grid), total_cwnd(b["curves"], grid)
     scale = float(np.mean((ca + cb) / 2))
     return float(np.mean(np.abs(ca - cb)) / scale) if scale > 0 else 0.0
 

@@ -7,7 +7,7 @@ import platform
 from pathlib import Path
 from typing import Any, Optional
 
-from tcpstart.crosscheck.linux import DISTANCE_FACTOR, MSS, TOLERANCE, WIDEN, LinuxCase, compare
+from tcpstart.crosscheck.linux import DISTANCE_FACTOR, MSS, TOLERANCE, WIDEN, LinuxCase, compare, total_cwnd
 from tcpstart.crosscheck.linux_notes import DIFFERENCES, NOTES
 
 
@@ -146,8 +146,6 @@ def verdict(raw: dict[str, Any], c: dict[str, Any], case: LinuxCase) -> str:
 def plot(results: list[dict[str, Any]], cmp: list[dict[str, Any]], cases: list[LinuxCase], path: Path) -> None:
     import numpy as np
     from matplotlib.figure import Figure
-
-    from tcpstart.crosscheck.runner import total_cwnd
 
     cols = 4
     rows = (len(results) + cols - 1) // cols
