@@ -50,7 +50,7 @@ def test_cwnd_distance_is_judged_against_the_kernels_own():
 
 def test_report_from_saved_results(cli, tmp_path):
     kernel = [run(1.00, 20, 100), run(1.02, 30, 110), run(0.98, 25, 105)]
-    results = [case(run(1.01, 25, 104), kernel, "L1"), case(run(1.5, 90, 200), kernel, "L10")]
+    results = [case(run(1.01, 25, 104), kernel, "L3"), case(run(1.5, 90, 200), kernel, "L2")]
     raw = tmp_path / "raw.json"
     save_raw(results, raw)
     status, out, err = cli("crosscheck", "--linux", "--from-results", raw, "--out", tmp_path / "x", "--docs", tmp_path / "d")
@@ -61,10 +61,10 @@ def test_report_from_saved_results(cli, tmp_path):
     def result_row(name: str) -> str:  # the scenario table comes first
         return [line for line in md.splitlines() if line.startswith(f"| {name} |")][-1]
 
-    assert "start-up" in result_row("L10")
-    assert result_row("L1").endswith("| ok |")
+    assert "start-up" in result_row("L2")
+    assert result_row("L3").endswith("| ok |")
     assert (tmp_path / "d" / "validation-linux" / "cwnd.png").stat().st_size > 10_000
-    assert json.loads((tmp_path / "x" / "crosscheck-linux.json").read_text())[0]["case"]["name"] == "L1"
+    assert json.loads((tmp_path / "x" / "crosscheck-linux.json").read_text())[0]["case"]["name"] == "L3"
 
 
 @pytest.mark.skipif(not available_algorithms(), reason="not a Linux kernel (no tcp_available_congestion_control)")

@@ -90,7 +90,10 @@ def metrics(result: Any) -> dict[str, Any]:
         part = table.filter(table["flow"] == fid)
         curves.append((part["t"].to_list(), part["cwnd"].to_list()))
     first = flows[0]
+    srtt = table.filter((table["flow"] == 0) & table["srtt"].is_not_nan())["srtt"]
     return {
+        # The first smoothed RTT is the handshake's sample: the path's base RTT as the sender saw it.
+        "handshake_rtt": float(srtt[0]) if len(srtt) else None,
         "completion": mean(done) if all(d is not None for d in done) else None,
         "goodput_bps": mean(f["goodput_bps"] for f in flows),
         "retransmissions": sum(f["retransmissions"] for f in flows),

@@ -6,6 +6,7 @@ Kept apart from tcpstart/cli.py, which only registers it.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -40,5 +41,8 @@ def run_command(args: argparse.Namespace) -> int:
     for i, result in enumerate(results):
         console.print(f"run {i}:")
         console.print(_summary_table(result))
+        warning = result.raw_summary["testbed"]["warning"]
+        if warning:
+            print(f"tcpstart: warning: run {i}: {warning}", file=sys.stderr)
     console.print(f"results in {out}/run0 ... run{args.runs - 1}")
     return 0
