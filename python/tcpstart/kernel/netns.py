@@ -4,12 +4,13 @@ Topology for N host pairs (the simulator's dumbbell):
 
     tx<i> (10.1.<i>.1) --veth-- r1 --veth "bn" (10.0.0.1 - 10.0.0.2)-- r2 --veth-- rx<i> (10.2.<i>.1)
 
-r2 holds the delay line's TUN device `dl`: policy routing (table 100, one rule per incoming
-interface) sends every packet that arrives from r1 or from a receiver into it, and the packets
-the delay line writes back are routed by the main table. The forward bottleneck is a token
-bucket (TBF) with a pfifo/bfifo child on r1's `bn`, the reverse one the same on r2's `bn`. The
-delay line sits behind the forward bottleneck, so it never sees more than the bottleneck's rate
-(a sender's start-up bursts leave at the veth's rate, more than a Python program can forward).
+Each router holds a delay line, a TUN device `dl`: policy routing (table 100) sends every packet
+that arrives over `bn` into it, and the packets the delay line writes back are routed by the main
+table. The forward bottleneck is a token bucket (TBF) with a pfifo/bfifo child on r1's `bn`, the
+reverse one the same on r2's `bn`. So r2's delay line carries the data after the forward
+bottleneck and r1's the ACKs after the reverse one: neither sees more than its bottleneck's rate
+(a sender's start-up bursts leave at the veth's rate, more than a Python program can forward),
+and the two directions run on two cores.
 
 Every namespace of a run is named `tcpst-<pid>-<run>-<role>`, so that `cleanup()` can tell the
 leftovers of a run whose process is gone from a run in progress.
@@ -121,10 +122,9 @@ class Network:
             conf[self.rx(i)].append(f"route add default via 10.2.{i}.254 {links.rx_route[i]}".strip())
         conf[self.r1].append("route add 10.2.0.0/16 via 10.0.0.2")
         conf[self.r2].append("route add 10.1.0.0/16 via 10.0.0.1")
-        conf[self.r2] += ["tuntap add dev dl mode tun", f"link set dl mtu {links.mtu} up"]
-        conf[self.r2].append("route add default dev dl table 100")
-        for k, dev in enumerate(["bn", *(f"h{i}" for i in range(links.hosts))]):
-            conf[self.r2].append(f"rule add iif {dev} lookup 100 pref {100 + k}")
+        for r in (self.r1, self.r2):
+            conf[r] += ["tuntap add dev dl mode tun", f"link set dl mtu {links.mtu} up"]
+            conf[r] += ["route add default dev dl table 100", "rule add iif bn lookup 100 pref 100"]
         for ns, cmds in [*make.items(), *conf.items()]:
             ip_batch(ns, cmds)
         for r in (self.r1, self.r2):
@@ -135,7 +135,8 @@ class Network:
                 if sysctls:
                     sh(*netns_exec(ns, "sysctl", "-qw", *(f"{k}={v}" for k, v in sysctls.items())))
         # The per-interface rp_filter is the max of "all" and its own: every one goes to 0.
-        sh(*netns_exec(self.r2, "sh", "-c", "for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done"))
+        for r in (self.r1, self.r2):
+            sh(*netns_exec(r, "sh", "-c", "for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done"))
         self._bottleneck(self.r1, links.forward_rate_bps, links.forward_queue, links.burst_bytes)
         self._bottleneck(self.r2, links.reverse_rate_bps, links.reverse_queue, links.burst_bytes)
 

@@ -146,21 +146,23 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
         with sigterm_interrupts():
             with signals_blocked():
                 net.up(links_of(plan))
-            delay_cfg = {
-                "tun": "dl",
-                "forward_delay_ns": round(plan.delay_s * 1e9),
-                "reverse_delay_ns": round(plan.delay_s * 1e9),
-                "access_delay_ns": [round(a * 1e9) for a in plan.access_delay_s],
-                "rate_bps": plan.rate_bps,
-                "reverse_rate_bps": plan.reverse_rate_bps,
-                "ready": str(work / "delay.ready"),
-                "stats": str(work / "delay.json"),
-            }
-            err = work / "delay.err"
-            delay = _python(net.r2, "tcpstart.kernel.delayline", str(_write(work / "delay.cfg", delay_cfg)),
-                            stderr=err)
-            procs.append(delay)
-            _wait_for(work / "delay.ready", delay, "the delay line", err)
+            delays = []
+            for ns, name in ((net.r2, "fwd"), (net.r1, "rev")):
+                cfg = {
+                    "tun": "dl",
+                    "forward_delay_ns": round(plan.delay_s * 1e9),
+                    "reverse_delay_ns": round(plan.delay_s * 1e9),
+                    "access_delay_ns": [round(a * 1e9) for a in plan.access_delay_s],
+                    "rate_bps": plan.rate_bps,
+                    "reverse_rate_bps": plan.reverse_rate_bps,
+                    "ready": str(work / f"delay-{name}.ready"),
+                    "stats": str(work / f"delay-{name}.json"),
+                }
+                err = work / f"delay-{name}.err"
+                p = _python(ns, "tcpstart.kernel.delayline", str(_write(work / f"delay-{name}.cfg", cfg)), stderr=err)
+                procs.append(p)
+                delays.append(p)
+                _wait_for(work / f"delay-{name}.ready", p, "a delay line", err)
 
             probe = Probe(tag, ports)
             receivers = []
@@ -226,8 +228,10 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 p.wait(timeout=5)
             records = probe.stop()
             totals = {"bottleneck": _qdisc_totals(net.r1), "bottleneck_rev": _qdisc_totals(net.r2)}
-            delay.send_signal(signal.SIGTERM)
-            delay.wait(timeout=5)
+            for p in delays:
+                p.send_signal(signal.SIGTERM)
+            for p in delays:
+                p.wait(timeout=5)
             senders_out = [json.loads(out.read_text()) for _, out, _ in senders]
             return {
                 "t0": t0,
@@ -236,7 +240,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 "records": records,
                 "queues": {name: _read_samples(work / f"q{name}.jsonl") for name in ("fwd", "rev")},
                 "totals": totals,
-                "delay_line": json.loads((work / "delay.json").read_text()),
+                "delay_line": _merged([json.loads((work / f"delay-{n}.json").read_text()) for n in ("fwd", "rev")]),
                 "load": os.getloadavg(),
             }
     finally:
@@ -253,6 +257,15 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
             for f in work.iterdir():
                 f.unlink()
             work.rmdir()
+
+
+def _merged(stats: list[dict[str, Any]]) -> dict[str, Any]:
+    """The two delay lines' statistics as one: counts and CPU summed, lateness over all packets."""
+    n = sum(s["forwarded"] for s in stats)
+    out = {k: sum(s[k] for s in stats) for k in ("forwarded", "late_over_100us", "late_over_1ms", "cpu_user_s", "cpu_system_s")}
+    out["mean_late_us"] = sum(s["mean_late_us"] * s["forwarded"] for s in stats) / n if n else 0.0
+    out["max_late_us"] = max(s["max_late_us"] for s in stats)
+    return out
 
 
 def _time_limit(plan: Plan) -> float:
