@@ -100,7 +100,7 @@ def _write(tmp_path: Path, size: str) -> Path:
     return path
 
 
-def _wait_for_namespaces(pid: int, timeout: float = 20.0) -> None:
+def _wait_for_namespaces(pid: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not _ours_of(pid):
         assert time.monotonic() < deadline, "the run never created its namespaces"
