@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from tcpstart.kernel.netns import TRACEFS, TestbedError
 

@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
 from tcpstart.kernel.plan import Plan
-from tcpstart.kernel.probe import Probe, ProbeRecord
+from tcpstart.kernel.probe import Probe
 
 READY_TIMEOUT = 15.0
 # From telling the (started) senders the scenario's time 0 to that time.
@@ -281,5 +281,3 @@ def _read_samples(path: Path) -> list[list[float]]:
     except (OSError, ValueError):
         return []
 
-
-__all__ = ["run_once", "ProbeRecord"]
