@@ -42,7 +42,8 @@ class LinuxCase:
 
     def describe(self) -> str:
         flows = f", {self.flows} flows every {self.stagger:g} s" if self.flows > 1 else ""
-        return (f"{self.algorithm}, {self.rate_mbps:g} Mbps, {self.rtt_ms:g} ms, {self.queue_bdp:g} BDP "
+        algorithm = "newreno abc=0 (Linux reno)" if self.algorithm == "newreno" else self.algorithm
+        return (f"{algorithm}, {self.rate_mbps:g} Mbps, {self.rtt_ms:g} ms, {self.queue_bdp:g} BDP "
                 f"({self.queue_packets} pkt), {self.size_mb:g} MB{flows}")
 
 

@@ -39,8 +39,8 @@ DIFFERENCES: list[str] = [
     "0.5 s after the first, with a 2-BDP queue full) left STARTUP after about 1 s with 27 segments on the "
     "kernel, then grew by PROBE_BW's 25 % steps and finished at 6.3 s; in tcpstart it stayed in STARTUP "
     "until 3.9 s (250 segments) and finished at 5.2 s. tcpstart's mean completion is 9.5 % shorter.",
-    "- **S7 The testbed's own departures.** The handshake's RTT exceeds the base by about 0.3-0.4 ms "
-    "(veth hops, two routers, the delay line); the Python delay line's mean lateness is 40-100 us per "
+    "- **S7 The testbed's own departures.** The handshake's RTT exceeds the base by under a millisecond "
+    "(veth hops, two routers, the delay lines; the figure for this run is at the top); the Python delay line's mean lateness is 40-100 us per "
     "packet, but at 100 Mbps with 40 ms (L13, about 12,000 packets per second through it) it fell "
     "milliseconds behind on this loaded machine, and the kernel's runs spread by 12 %: treat L13 as "
     "the testbed's limit, not as a model difference. The token bucket is a millisecond deep (a one-frame "
@@ -56,7 +56,6 @@ NOTES: dict[str, str] = {
     "L9": "S4: identical to the first loss; the second recovery comes 0.4 s earlier in tcpstart",
     "L10": "S5: BBR's STARTUP exit, cut by the kernel's loss recovery",
     "L12": "S2: tcpstart's timeout after STARTUP's losses (lost retransmissions), none in the kernel",
-    "L13": "S7: the delay line's limit at 100 Mbps x 40 ms (kernel spread 12 %)",
     "L14": "S2: 2 timeouts and 809 retransmissions in tcpstart, none and 487-490 in the kernel",
     "L17": "S6 and S2: the second flow's STARTUP exit; tcpstart's timeouts",
 }

@@ -34,7 +34,7 @@ def mechanism(raw: dict[str, Any], c: dict[str, Any]) -> str:
     if not c["retx_within"]:
         return (f"recovery: {s['retransmissions']} retransmissions against the kernel's {_range(c['retx_range'])} "
                 "with the same slow-start exit (loss detection, S2; recovery window, S4)")
-    return "same start-up and as many retransmissions; the windows part after the first loss (S4, S6), not traced"
+    return "same start-up and as many retransmissions; the windows part after the first loss (S4; the testbed's noise, S7), not traced"
 
 
 def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) -> None:
