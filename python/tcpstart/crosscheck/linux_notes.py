@@ -57,5 +57,6 @@ NOTES: dict[str, str] = {
     "L10": "S5: BBR's STARTUP exit, cut by the kernel's loss recovery",
     "L12": "S2: tcpstart's timeout after STARTUP's losses (lost retransmissions), none in the kernel",
     "L14": "S2: 2 timeouts and 809 retransmissions in tcpstart, none and 487-490 in the kernel",
+    "L15": "S1: the second flow's HyStart delay exit, at 25 segments in tcpstart and 31 in a traced kernel run; it grows from there after the first flow ends and finishes 0.27 s later",
     "L17": "S6 and S2: the second flow's STARTUP exit; tcpstart's timeouts",
 }
