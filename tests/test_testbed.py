@@ -78,6 +78,19 @@ def test_fields_map_to_kernel_settings():
     assert host.sysctls(receiver=True)["net.ipv4.tcp_sack"] == "0"
 
 
+def test_access_delays_and_shared_hosts_map_per_host_pair():
+    # A flow with a pair of its own may have its own access delay (a longer RTT).
+    d = scenario(flows=[{"algorithm": "cubic", "size": "1MB", "access_delay": "5ms"}, {"algorithm": "cubic", "size": "1MB"}])
+    assert make_plan(validate(d)).access_delay_s == [0.005, 0.0]
+    d = scenario(network={"hosts": 2}, flows=[{"algorithm": "cubic", "size": "1MB", "host": h} for h in (0, 1, 0)])
+    plan = make_plan(validate(d))
+    assert [f.host for f in plan.flows] == [0, 1, 0] and len(plan.hosts) == 2
+    # Flows of one host share its TCP settings; different ones are refused, naming the flow.
+    d["flows"][2]["tcp"] = {"sack": False}
+    with pytest.raises(ScenarioError, match=r"^flows\[2\]\.tcp: "):
+        make_plan(validate(d))
+
+
 kernel = pytest.mark.skipif(requirements() is not None, reason=f"kernel testbed unavailable: {requirements()}")
 
 
