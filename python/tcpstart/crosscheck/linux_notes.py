@@ -30,7 +30,10 @@ DIFFERENCES: list[str] = [
     "from what is outstanding. In L9 (Reno, 5 Mbps, 200 ms) both sides agree to the segment up to the "
     "first loss (exit at 337 against 335 segments, 1.647 s against 1.642 s) and on the number of "
     "recoveries and retransmissions (170 against 169), yet tcpstart's second loss came at 2.85 s and the "
-    "kernel's at 3.27 s, and tcpstart finished 3.7 % sooner.",
+    "kernel's at 3.27 s, and tcpstart finished 3.7 % sooner; L6 the same (0.83 s against 0.915 s). At the end "
+    "of a transfer, once the sender runs out of data, the kernel also lowers an unused window (RFC 2861, "
+    "`tcp_cwnd_application_limited`: ssthresh = max(ssthresh, 3/4 cwnd), cwnd halfway to what was used), "
+    "which tcpstart does not.",
     "- **S5 Pacing granularity.** Linux sends its first 10 segments unpaced and then paces pairs "
     "(the minimum TSO/GSO burst of two); tcpstart paces every segment. BBR's STARTUP exit differs: in L10 "
     "tcpstart left STARTUP at 0.58 s with 128 segments, the kernel at 0.70 s with 86 (its window already "
@@ -53,6 +56,8 @@ DIFFERENCES: list[str] = [
 # Cases traced by hand: what explains them (shown instead of the automatic classification).
 NOTES: dict[str, str] = {
     "L1": "S1: HyStart's ACK-train test and the receiver's ACK pattern; tcpstart's exit at the top of the kernel's range, then a timeout (S2)",
+    "L5": "S1: HyStart's delay exit 15 ms later in tcpstart (336 against 329 segments in a traced run): 7 more drops, each retransmitted once on both sides",
+    "L6": "S4: the same first loss (120 against 118 segments); tcpstart's second comes 85 ms sooner (0.83 s against 0.915 s in a traced run)",
     "L9": "S4: identical to the first loss; the second recovery comes 0.4 s earlier in tcpstart",
     "L10": "S5: BBR's STARTUP exit, cut by the kernel's loss recovery",
     "L12": "S2: tcpstart's timeout after STARTUP's losses (lost retransmissions), none in the kernel",
