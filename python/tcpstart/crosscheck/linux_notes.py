@@ -63,5 +63,6 @@ NOTES: dict[str, str] = {
     "L12": "S2: tcpstart's timeout after STARTUP's losses (lost retransmissions), none in the kernel",
     "L14": "S2: 2 timeouts and 809 retransmissions in tcpstart, none and 487-490 in the kernel",
     "L15": "S1: the second flow's HyStart delay exit, at 25 segments in tcpstart and 31 in a traced kernel run; it grows from there after the first flow ends and finishes 0.27 s later",
+    "L16": "S2: the third flow lost a segment of its first windows; tcpstart recovered by a timeout (slow-start exit at 4 segments), the kernel without one (exit at 11), in a traced run",
     "L17": "S6 and S2: the second flow's STARTUP exit; tcpstart's timeouts",
 }
