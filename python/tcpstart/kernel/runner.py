@@ -132,131 +132,144 @@ def ports_for(run_tag_number: int, flows: int) -> list[int]:
     return [base + i for i in range(flows)]
 
 
+class _Helpers:
+    """The helper processes of one run, each started with a JSON config in the run's work folder."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, ns: str, module: str, name: str, cfg: dict[str, Any], *args: str, stdout: bool = False,
+              stdin: Any = None, ready: bool = False) -> subprocess.Popen:
+        """Starts `python -m module [args] CONFIG` in `ns`; with `ready`, waits until it says it is up
+        (its config then names the file it creates)."""
+        if ready:
+            cfg = {**cfg, "ready": str(self.work / f"{name}.ready")}
+        config = _write(self.work / f"{name}.cfg", cfg)
+        err = self.work / f"{name}.err"
+        p = _python(ns, module, *args, str(config), stdout=self.work / f"{name}.json" if stdout else None,
+                    stderr=err, stdin=stdin)
+        self.procs.append(p)
+        if ready:
+            _wait_for(self.work / f"{name}.ready", p, f"{module} ({name})", err)
+        return p
+
+    def stop(self, procs: list[subprocess.Popen]) -> None:
+        """SIGTERM, then waits: the process writes what it measured on its way out."""
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            p.wait(timeout=5)
+
+    def kill_all(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        for p in self.procs:
+            with contextlib.suppress(Exception):
+                p.wait(timeout=10)
+
+    def read(self, name: str) -> Any:
+        return json.loads((self.work / f"{name}.json").read_text())
+
+
+def _by_host(plan: Plan) -> dict[int, list]:
+    """The flows of each host pair that has any."""
+    out: dict[int, list] = {}
+    for f in plan.flows:
+        out.setdefault(f.host, []).append(f)
+    return out
+
+
 def run_once(plan: Plan, run: int) -> dict[str, Any]:
     """Runs the plan once; returns the raw measurements (see result.build)."""
     tag = f"tcpst-{os.getpid()}-{run}"
     ports = ports_for(run, len(plan.flows))
-    for f, p in zip(plan.flows, ports):
-        f.port = p
+    for f, port in zip(plan.flows, ports):
+        f.port = port
     work = Path(tempfile.mkdtemp(prefix=f"{tag}-"))
     net = Network(tag, len(plan.hosts))
-    procs: list[subprocess.Popen] = []
+    helpers = _Helpers(work)
     probe: Probe | None = None
     try:
         with sigterm_interrupts():
             with signals_blocked():
                 net.up(links_of(plan))
-            delays = []
-            for ns, name in ((net.r2, "fwd"), (net.r1, "rev")):
-                cfg = {
-                    "tun": "dl",
-                    "forward_delay_ns": round(plan.delay_s * 1e9),
-                    "reverse_delay_ns": round(plan.delay_s * 1e9),
-                    "access_delay_ns": [round(a * 1e9) for a in plan.access_delay_s],
-                    "rate_bps": plan.rate_bps,
-                    "reverse_rate_bps": plan.reverse_rate_bps,
-                    "ready": str(work / f"delay-{name}.ready"),
-                    "stats": str(work / f"delay-{name}.json"),
-                }
-                err = work / f"delay-{name}.err"
-                p = _python(ns, "tcpstart.kernel.delayline", str(_write(work / f"delay-{name}.cfg", cfg)), stderr=err)
-                procs.append(p)
-                delays.append(p)
-                _wait_for(work / f"delay-{name}.ready", p, "a delay line", err)
-
+            delay_cfg = {
+                "tun": "dl",
+                "forward_delay_ns": round(plan.delay_s * 1e9),
+                "reverse_delay_ns": round(plan.delay_s * 1e9),
+                "access_delay_ns": [round(a * 1e9) for a in plan.access_delay_s],
+                "rate_bps": plan.rate_bps,
+                "reverse_rate_bps": plan.reverse_rate_bps,
+            }
+            delays = [
+                helpers.start(ns, "tcpstart.kernel.delayline", f"delay-{name}",
+                              {**delay_cfg, "stats": str(work / f"delay-{name}.json")}, ready=True)
+                for ns, name in ((net.r2, "fwd"), (net.r1, "rev"))
+            ]
             probe = Probe(tag, ports)
-            receivers = []
-            for h in range(len(plan.hosts)):
-                mine = [f for f in plan.flows if f.host == h]
-                if not mine:
-                    continue
-                cfg = {"flows": [{"port": f.port, "size": f.size} for f in mine], "ready": str(work / f"rx{h}.ready")}
-                err = work / f"rx{h}.err"
-                p = _python(net.rx(h), "tcpstart.kernel.transfer", "receive", str(_write(work / f"rx{h}.cfg", cfg)),
-                            stderr=err)
-                procs.append(p)
-                receivers.append((p, work / f"rx{h}.ready", err))
-            for p, ready, err in receivers:
-                _wait_for(ready, p, "a receiver", err)
-            samplers = []
-            for ns, name in ((net.r1, "fwd"), (net.r2, "rev")):
-                cfg = {"dev": "bn", "interval": plan.queue_interval, "out": str(work / f"q{name}.jsonl")}
-                p = _python(ns, "tcpstart.kernel.qstats", str(_write(work / f"q{name}.cfg", cfg)), stderr=work / f"q{name}.err")
-                procs.append(p)
-                samplers.append(p)
+            hosts = _by_host(plan)
+            for h, mine in hosts.items():
+                cfg = {"flows": [{"port": f.port, "size": f.size} for f in mine]}
+                helpers.start(net.rx(h), "tcpstart.kernel.transfer", f"rx{h}", cfg, "receive", ready=True)
+            samplers = [
+                helpers.start(ns, "tcpstart.kernel.qstats", f"q{name}",
+                              {"dev": "bn", "interval": plan.queue_interval, "out": str(work / f"q{name}.jsonl")})
+                for ns, name in ((net.r1, "fwd"), (net.r2, "rev"))
+            ]
             senders = []
-            for h in range(len(plan.hosts)):
-                mine = [f for f in plan.flows if f.host == h]
-                if not mine:
-                    continue
-                cfg = {
-                    "ready": str(work / f"tx{h}.ready"),
-                    "sample_every": 0.001,
-                    "flows": [
-                        {"id": f.id, "port": f.port, "size": f.size, "start": f.start,
-                         "algorithm": f.kernel_algorithm, "dst": f"10.2.{h}.1"}
-                        for f in mine
-                    ],
-                }
-                out, err = work / f"tx{h}.json", work / f"tx{h}.err"
-                p = _python(net.tx(h), "tcpstart.kernel.transfer", "send", str(_write(work / f"tx{h}.cfg", cfg)),
-                            stdout=out, stderr=err, stdin=subprocess.PIPE)
-                procs.append(p)
-                senders.append((p, out, err))
-                _wait_for(work / f"tx{h}.ready", p, "a sender", err)
+            for h, mine in hosts.items():
+                flows = [{"id": f.id, "port": f.port, "size": f.size, "start": f.start, "algorithm": f.kernel_algorithm,
+                          "dst": f"10.2.{h}.1"} for f in mine]
+                p = helpers.start(net.tx(h), "tcpstart.kernel.transfer", f"tx{h}", {"sample_every": 0.001, "flows": flows},
+                                  "send", stdout=True, stdin=subprocess.PIPE, ready=True)
+                senders.append((p, f"tx{h}"))
             probe.start()
             t0 = time.monotonic() + START_MARGIN
-            for p, _, _ in senders:
+            for p, _ in senders:
                 assert p.stdin is not None
                 p.stdin.write(f"{t0!r}\n".encode())
                 p.stdin.close()
-            deadline = t0 + _time_limit(plan)
-            for p, out, err in senders:
-                try:
-                    p.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    raise TestbedError(
-                        f"the transfers did not finish within {_time_limit(plan):.0f} s (scenario duration or "
-                        "ten times the ideal time)"
-                    ) from None
-                if p.returncode != 0:
-                    raise TestbedError(f"a sender failed: {_last_line(err)}")
+            _wait_for_senders(plan, senders, t0, work)
             end = time.monotonic()
-            for p in samplers:
-                p.send_signal(signal.SIGTERM)
-            for p in samplers:
-                p.wait(timeout=5)
+            helpers.stop(samplers)
             records = probe.stop()
             totals = {"bottleneck": _qdisc_totals(net.r1), "bottleneck_rev": _qdisc_totals(net.r2)}
-            for p in delays:
-                p.send_signal(signal.SIGTERM)
-            for p in delays:
-                p.wait(timeout=5)
-            senders_out = [json.loads(out.read_text()) for _, out, _ in senders]
+            helpers.stop(delays)
             return {
                 "t0": t0,
                 "end": end,
-                "senders": senders_out,
+                "senders": [helpers.read(name) for _, name in senders],
                 "records": records,
                 "queues": {name: _read_samples(work / f"q{name}.jsonl") for name in ("fwd", "rev")},
                 "totals": totals,
-                "delay_line": _merged([json.loads((work / f"delay-{n}.json").read_text()) for n in ("fwd", "rev")]),
+                "delay_line": _merged([helpers.read(f"delay-{n}") for n in ("fwd", "rev")]),
                 "load": os.getloadavg(),
             }
     finally:
         with signals_blocked():
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
-            for p in procs:
-                with contextlib.suppress(Exception):
-                    p.wait(timeout=10)
+            helpers.kill_all()
             if probe is not None:
                 probe.close()
             net.down()
             for f in work.iterdir():
                 f.unlink()
             work.rmdir()
+
+
+def _wait_for_senders(plan: Plan, senders: list[tuple[subprocess.Popen, str]], t0: float, work: Path) -> None:
+    deadline = t0 + _time_limit(plan)
+    for p, name in senders:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise TestbedError(
+                f"the transfers did not finish within {_time_limit(plan):.0f} s (scenario duration or "
+                "ten times the ideal time)"
+            ) from None
+        if p.returncode != 0:
+            raise TestbedError(f"a sender failed: {_last_line(work / f'{name}.err')}")
 
 
 def _merged(stats: list[dict[str, Any]]) -> dict[str, Any]:
