@@ -13,7 +13,11 @@ DIFFERENCES: list[str] = [
     "fires: in L1 (10 Mbps, 1.2 ms per segment against the 2 ms threshold) the kernel left slow start at "
     "62-164 segments over its runs, tcpstart at 170, the top of that range, with 179 retransmissions and "
     "one timeout against the kernel's 5-110 and none. With Linux's reno (every acknowledged segment "
-    "counts) the ACK pattern hardly matters: Reno's slow-start exits agree within 1 % (L6-L9, L16).",
+    "counts) the ACK pattern hardly matters: Reno's slow-start exits agree within 1 % (L6-L9, L16). "
+    "Measured per ACK (tcp_probe's SND.UNA steps against tcpstart's packet trace), the share of ACKs "
+    "before the slow-start exit that acknowledged exactly one segment: L1 93 % in the kernel against 17 % "
+    "in tcpstart, L2 90 % against 12 % (359 ACKs against 125), L3 91 % against 23 %, L5 88 % against 9 %, "
+    "L6 93 % against 24 %.",
     "- **S2 Loss detection: RACK-TLP (RFC 8985).** Linux marks a segment lost when a segment sent "
     "after it is acknowledged and a reordering window has passed, including a *retransmission* that is "
     "lost again, and probes a tail with a TLP. tcpstart follows RFC 6675 (three SACKed segments above a "
