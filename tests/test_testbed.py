@@ -98,6 +98,10 @@ def _ours_of(pid: int) -> list[str]:
     return [ns for ns in ours() if ns.startswith(f"{PREFIX}{pid}-")]
 
 
+def _instances_of(pid: int) -> list[str]:
+    return [i.name for i in Path("/sys/kernel/tracing/instances").iterdir() if i.name.startswith(f"{PREFIX}{pid}-")]
+
+
 def _tcpstart(*args: str, **kw) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([PYTHON, os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen([sys.executable, "-m", "tcpstart", *args], env=env, stdout=subprocess.PIPE,
@@ -144,7 +148,7 @@ def test_an_interrupted_run_leaves_nothing(tmp_path, sig):
     assert p.returncode != 0
     assert _ours_of(p.pid) == []
     assert not (tmp_path / "out" / "run0").exists()
-    assert not [i for i in Path("/sys/kernel/tracing/instances").iterdir() if i.name.startswith(f"{PREFIX}{p.pid}-")]
+    assert _instances_of(p.pid) == []
 
 
 @kernel
@@ -155,10 +159,11 @@ def test_cleanup_removes_what_a_killed_run_left(tmp_path):
     p.kill()  # no chance to tear down
     p.communicate(timeout=30)
     assert _ours_of(p.pid), "a killed run should have left its namespaces for --cleanup"
+    assert _instances_of(p.pid), "and its trace instance"
     c = _tcpstart("testbed", "--cleanup")
     c.communicate(timeout=60)
     assert c.returncode == 0
-    assert _ours_of(p.pid) == []
+    assert _ours_of(p.pid) == [] and _instances_of(p.pid) == []
 
 
 # The CI kernel check: low-variance cases, a few runs each, against tcpstart with a tolerance
