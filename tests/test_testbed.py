@@ -14,13 +14,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from statistics import mean
+from statistics import median
 
 import pytest
 
 import tcpstart as ts
 from tcpstart.scenario import ScenarioError, validate
-from tcpstart.kernel import requirements
+from tcpstart.kernel import capture, requirements
 from tcpstart.kernel.netns import PREFIX, ours
 from tcpstart.kernel.plan import make_plan
 
@@ -52,7 +52,7 @@ def scenario(**over):
         ({"flows": [{"algorithm": "newreno", "size": "1MB", "params": {"abc": 2}}]}, "flows[0].params.abc"),
         ({"flows": [{"algorithm": "cubic", "size": "1MB", "params": {"beta": 0.5}}]}, "flows[0].params.beta"),
         ({"tcp": {"delack_count": 3}}, "flows[0].tcp.delack_count"),
-        ({"trace": {"pcap": ["bottleneck"]}}, "trace.pcap"),
+        ({"trace": {"packets": True}}, "trace.packets"),
     ],
 )
 def test_what_the_kernel_cannot_do_is_refused_in_one_line_naming_the_field(change, field):
@@ -64,6 +64,12 @@ def test_what_the_kernel_cannot_do_is_refused_in_one_line_naming_the_field(chang
         make_plan(resolved)
     message = str(e.value)
     assert message.startswith(f"{field}: ") and "\n" not in message
+
+
+def test_pcap_without_a_capture_tool_is_refused(monkeypatch):
+    monkeypatch.setattr(capture, "tool", lambda: None)
+    with pytest.raises(ScenarioError, match=r"^trace\.pcap: .*dumpcap or tcpdump"):
+        make_plan(validate(scenario(trace={"pcap": ["bottleneck"]})))
 
 
 def test_fields_map_to_kernel_settings():
@@ -138,6 +144,26 @@ def test_a_run_leaves_no_namespace_and_its_folder_loads(tmp_path):
 
 
 @kernel
+@pytest.mark.skipif(capture.tool() is None, reason="no dumpcap or tcpdump to capture with")
+def test_pcap_of_the_bottleneck_holds_every_data_segment_that_passed_it(tmp_path):
+    import struct
+
+    d = scenario(flows=[{"algorithm": "cubic", "size": "300KB"}], trace={"pcap": ["bottleneck", "sender0_in"]})
+    res = ts.testbed(d, out=tmp_path / "o")[0]
+    data = (tmp_path / "o" / "run0" / "bottleneck.pcap").read_bytes()
+    assert struct.unpack_from("<I", data)[0] == 0xA1B2C3D4  # classic pcap, little-endian
+    frames, off = 0, 24
+    while off < len(data):
+        frames += 1
+        off += 16 + struct.unpack_from("<I", data, off + 8)[0]
+    flow = res.raw_summary["flows"][0]
+    # SYN and data segments (FIN, final ACK) that left the token bucket: sent minus dropped.
+    sent = flow["segments_sent"] - flow["drops"]
+    assert sent <= frames <= sent + 3
+    assert set(res.pcaps) == {"bottleneck", "sender0_in"}
+
+
+@kernel
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_run_leaves_nothing(tmp_path, sig):
     p = _tcpstart("testbed", str(_write(tmp_path, "20MB")), "--out", str(tmp_path / "out"))
@@ -186,6 +212,10 @@ def test_kernel_completion_time_matches_tcpstart(algo, rate, rtt, queue, size):
     }
     kernel_times = [r.raw_summary["flows"][0]["completion_time"] for r in ts.testbed(d, runs=3)]
     assert _ours_of(os.getpid()) == []
-    assert max(kernel_times) - min(kernel_times) < 0.05 * mean(kernel_times), kernel_times
+    # The kernel repeats itself (measured: within 0.5 %), but a loaded machine can delay one run by
+    # a few percent: two of three within 2 % of their median.
+    typical = median(kernel_times)
+    assert sum(abs(t - typical) <= 0.02 * typical for t in kernel_times) >= 2, kernel_times
+    # tcpstart was within 0.5 % (Reno) and 1.8 % (BBR) of the kernel's median on the development machine.
     simulated = ts.run(d).raw_summary["flows"][0]["completion_time"]
-    assert simulated == pytest.approx(mean(kernel_times), rel=0.05), (simulated, kernel_times)
+    assert simulated == pytest.approx(typical, rel=0.04), (simulated, kernel_times)

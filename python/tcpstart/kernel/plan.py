@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcpstart.kernel import capture
 from tcpstart.scenario import ScenarioError
 
 # tcpstart's algorithms that the kernel has: the module, and the parameters that make tcpstart's
@@ -119,6 +120,7 @@ class Plan:
     duration: float | None
     queue_interval: float
     kernel_own: dict[str, Any] = field(default_factory=dict)
+    pcap: list[str] = field(default_factory=list)  # link names, as the simulator's
 
     @property
     def wire(self) -> int:
@@ -188,8 +190,6 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
     trace = resolved["trace"]
     if trace["packets"]:
         raise refuse("trace.packets", "the testbed records no packet events")
-    if trace["pcap"]:
-        raise refuse("trace.pcap", "the testbed writes no pcap files")
 
     available = available_algorithms()
     flows: list[FlowPlan] = []
@@ -248,7 +248,15 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
         duration=_secs(resolved["duration"]) if resolved.get("duration") else None,
         queue_interval=max(_secs(trace["queue_interval"]), 0.001),
         kernel_own=kernel_own,
+        pcap=_pcap_links(trace["pcap"]),
     )
+
+
+def _pcap_links(links: list[str]) -> list[str]:
+    """The links to capture (the core has checked the names; capture.where maps each)."""
+    if links and capture.tool() is None:
+        raise refuse("trace.pcap", "the testbed needs dumpcap or tcpdump to write pcap files")
+    return list(dict.fromkeys(links))
 
 
 def _host_plan(tcp: dict[str, Any], where: str) -> HostPlan:

@@ -286,4 +286,4 @@ def build(plan: Plan, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:
     }
     flows = pl.DataFrame(rows, schema=FLOW_TYPES).sort("t", "flow", maintain_order=True)
     queues = pl.DataFrame(queue_rows + rev_rows, schema=QUEUE_TYPES).sort("t", maintain_order=True)
-    return Result(raw_summary=summary, flows=flows, queues=queues, scenario=scenario)
+    return Result(raw_summary=summary, flows=flows, queues=queues, pcaps=raw["pcaps"], scenario=scenario)

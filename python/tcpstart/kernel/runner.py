@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from tcpstart.kernel.capture import Captures
 from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
 from tcpstart.kernel.plan import Plan
 from tcpstart.kernel.probe import Probe
@@ -191,6 +192,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
     net = Network(tag, len(plan.hosts))
     helpers = _Helpers(work)
     probe: Probe | None = None
+    captures: Captures | None = None
     try:
         with sigterm_interrupts():
             with signals_blocked():
@@ -225,6 +227,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 p = helpers.start(net.tx(h), "tcpstart.kernel.transfer", f"tx{h}", {"sample_every": 0.001, "flows": flows},
                                   "send", stdout=True, stdin=subprocess.PIPE, ready=True)
                 senders.append((p, f"tx{h}"))
+            captures = Captures(plan.pcap, net, work)
             probe.start()
             t0 = time.monotonic() + START_MARGIN
             for p, _ in senders:
@@ -237,7 +240,9 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
             records = probe.stop()
             totals = {"bottleneck": _qdisc_totals(net.r1), "bottleneck_rev": _qdisc_totals(net.r2)}
             helpers.stop(delays)
+            pcaps = captures.stop()
             return {
+                "pcaps": pcaps,
                 "t0": t0,
                 "end": end,
                 "senders": [helpers.read(name) for _, name in senders],
@@ -250,6 +255,8 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
     finally:
         with signals_blocked():
             helpers.kill_all()
+            if captures is not None:
+                captures.kill()
             if probe is not None:
                 probe.close()
             net.down()
