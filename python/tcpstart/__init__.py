@@ -25,6 +25,7 @@ from tcpstart._lazy import lazy_exports
 if TYPE_CHECKING:
     # `X as X`: the names type checkers see as exported (mypy --strict, pyright).
     from tcpstart.batch import run_many as run_many
+    from tcpstart.kernel import testbed as testbed
     from tcpstart.results import Result as Result
     from tcpstart.simulate import InvariantError as InvariantError, algorithms as algorithms, estimate as estimate, run as run
     from tcpstart.sweep import Range as Range, Sweep as Sweep
@@ -67,6 +68,7 @@ _EXPORTS = {
     "load_scenario": "tcpstart.scenario",
     "run": "tcpstart.simulate",
     "run_many": "tcpstart.batch",
+    "testbed": "tcpstart.kernel",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])

@@ -27,6 +27,7 @@ from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.batch import run_many
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
+from tcpstart.kernel.command import add_command as add_testbed_command
 from tcpstart.results import Result, describe_scenario
 from tcpstart.simulate import InvariantError, algorithms, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate
@@ -591,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_crosscheck_command(commands)
     add_sweep_command(commands)
+    add_testbed_command(commands)
     return parser
 
 

@@ -1,4 +1,5 @@
-"""`tcpstart crosscheck`: runs the matrix in tcpstart and ns-3 and writes the validation report.
+"""`tcpstart crosscheck`: runs the matrix in tcpstart and ns-3 (or, with --linux, on the kernel) and
+writes the validation report.
 
 Kept apart from tcpstart/cli.py (which only registers it) so that the CLI does not import numpy,
 matplotlib or the ns-3 build machinery unless this command runs.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable, Optional
 
 from tcpstart._files import atomic_directory, check_output_folder
 
@@ -24,10 +26,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    help="redo the report from a crosscheck.json of an earlier run instead of running")
     p.add_argument("--docs", metavar="DIR",
                    help="also write validation.md and validation/*.png here (the repository's report: --docs docs)")
+    p.add_argument("--linux", action="store_true",
+                   help="compare with the Linux kernel (tcpstart testbed, root) instead of ns-3: writes validation-linux.md")
+    p.add_argument("--runs", type=int, default=3, help="--linux: kernel runs per scenario (default: %(default)s)")
     p.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
+    if args.linux:
+        return run_linux(args)
     from tcpstart.crosscheck.matrix import ALGORITHMS, MATRIX
     from tcpstart.crosscheck.ns3build import Ns3Unavailable, build
     from tcpstart.crosscheck.report import (
@@ -70,12 +77,56 @@ def run_command(args: argparse.Namespace) -> int:
     check_output_folder(out)
     results = load_raw(Path(args.from_results)) if args.from_results else run_matrix(cases, algos, progress)
     command = "tcpstart crosscheck" + (" --quick" if args.quick else "") + (f" --docs {args.docs}" if args.docs else "")
-    with atomic_directory(out) as tmp:
-        save_raw(results, tmp)
-        write_report(results, tmp / "validation.md", tmp / "validation", command)
-    if args.docs:
-        write_report(results, Path(args.docs) / "validation.md", Path(args.docs) / "validation", command)
-        print(f"wrote {Path(args.docs) / 'validation.md'}")
-    print(f"raw results and report in {out}")
+    _publish(out, args.docs, "validation", lambda d: save_raw(results, d),
+             lambda md, img: write_report(results, md, img, command))
     return 0
 
+
+def _publish(out: Path, docs: Optional[str], name: str, save: Callable[[Path], None],
+             write: Callable[[Path, Path], None]) -> None:
+    """Raw results and the report (NAME.md, NAME/*.png) into `out`, whole or not at all; the
+    report also into `docs` when given."""
+    with atomic_directory(out) as tmp:
+        save(tmp)
+        write(tmp / f"{name}.md", tmp / name)
+    if docs:
+        write(Path(docs) / f"{name}.md", Path(docs) / name)
+        print(f"wrote {Path(docs) / f'{name}.md'}")
+    print(f"raw results and report in {out}")
+
+
+def run_linux(args: argparse.Namespace) -> int:
+    from tcpstart.crosscheck.linux import MATRIX, QUICK, compare, run_case
+    from tcpstart.crosscheck.linux_report import load_raw, save_raw, write
+    from tcpstart.crosscheck.report import select
+
+    if args.algos:
+        raise ValueError("--algos: the Linux cross-check's cases each name their algorithm; choose with --cases")
+    if args.runs < 2:
+        raise ValueError(f"--runs: at least 2 kernel runs are needed for a spread, got {args.runs}")
+    names = args.cases.split(",") if args.cases else (QUICK if args.quick else None)
+    cases = select(",".join(names), MATRIX, lambda c: c.name) if names else MATRIX
+    out = Path(args.out if args.out != "tcpstart-out/crosscheck" else "tcpstart-out/crosscheck-linux")
+    check_output_folder(out)
+    if args.from_results:
+        results = load_raw(Path(args.from_results))
+    else:
+        from tcpstart.kernel import requirements
+
+        missing = requirements()
+        if missing:
+            print(f"tcpstart: error: {missing}", file=sys.stderr)
+            return 2
+        results = []
+        for case in cases:
+            r = run_case(case, args.runs)
+            c = compare(r)
+            print(f"{case.name:>4} {case.describe()}: completion {c['completion_diff'] * 100:+.1f}% "
+                  f"(kernel spread {c['completion_spread'] * 100:.1f}%), cwnd distance {c['distance']:.3f} "
+                  f"(kernel's own {c['self_distance']:.3f})", flush=True)
+            results.append(r)
+    command = "tcpstart crosscheck --linux" + (" --quick" if args.quick else "") + (
+        f" --runs {args.runs}" if args.runs != 3 else "") + (f" --docs {args.docs}" if args.docs else "")
+    _publish(out, args.docs, "validation-linux", lambda d: save_raw(results, d / "crosscheck-linux.json"),
+             lambda md, img: write(results, md, img, command))
+    return 0

@@ -1,0 +1,178 @@
+"""The Linux cross-check: the same scenarios on the kernel (tcpstart testbed, several runs each)
+and in tcpstart, compared against the kernel's own run-to-run spread.
+
+Both sides get one scenario dict. Its TCP settings are Linux's defaults where tcpstart has a
+knob for them (MSS 1448 = MTU 1500 with timestamps, initial window 10, minimum RTO 200 ms,
+delayed-ACK timeout 40 ms = TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery); the
+testbed maps the ones the kernel can be given and runs the kernel's own behaviour for the rest.
+The kernel's reno is tcpstart's newreno with abc = 0 (every acknowledged segment counts).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import asdict, dataclass
+from statistics import mean
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+MSS = 1448
+WIRE = MSS + 52  # on a tcpstart link: payload, IP/TCP header and timestamp option
+TOLERANCE = 0.02  # completion time, relative to the kernel's mean
+WIDEN = 0.10  # the kernel's min-max range, widened by this much on each side
+DISTANCE_FACTOR = 2.0  # tcpstart's cwnd distance to the kernel against the kernel's to itself
+
+
+@dataclass(frozen=True)
+class LinuxCase:
+    name: str
+    algorithm: str
+    rate_mbps: float
+    rtt_ms: float
+    queue_bdp: float
+    size_mb: float
+    flows: int = 1
+    stagger: float = 0.5  # flow i starts at i * stagger seconds
+
+    @property
+    def queue_packets(self) -> int:
+        return max(2, round(self.queue_bdp * self.rate_mbps * 1e6 / 8 * self.rtt_ms / 1e3 / WIRE))
+
+    def describe(self) -> str:
+        flows = f", {self.flows} flows every {self.stagger:g} s" if self.flows > 1 else ""
+        algorithm = "newreno abc=0 (Linux reno)" if self.algorithm == "newreno" else self.algorithm
+        return (f"{algorithm}, {self.rate_mbps:g} Mbps, {self.rtt_ms:g} ms, {self.queue_bdp:g} BDP "
+                f"({self.queue_packets} pkt), {self.size_mb:g} MB{flows}")
+
+
+MATRIX = [
+    LinuxCase("L1", "cubic", 10, 50, 1, 2),
+    LinuxCase("L2", "cubic", 20, 100, 0.5, 4),
+    LinuxCase("L3", "cubic", 50, 20, 1, 5),
+    LinuxCase("L4", "cubic", 100, 10, 2, 8),
+    LinuxCase("L5", "cubic", 5, 300, 1, 2),
+    LinuxCase("L6", "newreno", 10, 50, 0.5, 2),
+    LinuxCase("L7", "newreno", 20, 100, 2, 4),
+    LinuxCase("L8", "newreno", 50, 40, 0.25, 4),
+    LinuxCase("L9", "newreno", 5, 200, 1, 1.5),
+    LinuxCase("L10", "bbr", 10, 50, 1, 2),
+    LinuxCase("L11", "bbr", 20, 100, 2, 2),
+    LinuxCase("L12", "bbr", 50, 20, 0.5, 4),
+    LinuxCase("L13", "bbr", 100, 40, 1, 8),
+    LinuxCase("L14", "bbr", 5, 300, 0.25, 2),
+    LinuxCase("L15", "cubic", 20, 50, 1, 3, flows=2),
+    LinuxCase("L16", "newreno", 30, 60, 1, 2, flows=3, stagger=0.3),
+    LinuxCase("L17", "bbr", 10, 100, 2, 3, flows=2),
+]
+QUICK = ["L10", "L11", "L7"]
+
+
+def scenario(case: LinuxCase) -> dict[str, Any]:
+    return {
+        "seed": 1,
+        "network": {"rate": f"{case.rate_mbps}Mbps", "rtt": f"{case.rtt_ms}ms", "queue": case.queue_packets},
+        "tcp": {"mss": MSS, "rto_min": "200ms", "delack_timeout": "40ms", "quickack": 16, "recovery": "prr"},
+        "flows": [{"algorithm": case.algorithm, "size": int(case.size_mb * 1e6), "start": f"{i * case.stagger}s",
+                   **({"params": {"abc": 0}} if case.algorithm == "newreno" else {})}
+                  for i in range(case.flows)],
+        "trace": {"interval": "1ms"},
+    }
+
+
+def metrics(result: Any) -> dict[str, Any]:
+    """What the report compares, from one run's Result (kernel or tcpstart)."""
+    flows = result.raw_summary["flows"]
+    done = [f["completion_time"] for f in flows]
+    table = result.flows
+    curves = []
+    for fid in range(len(flows)):
+        part = table.filter(table["flow"] == fid)
+        curves.append((part["t"].to_list(), part["cwnd"].to_list()))
+    first = flows[0]
+    srtt = table.filter((table["flow"] == 0) & table["srtt"].is_not_nan())["srtt"]
+    return {
+        # The first smoothed RTT is the handshake's sample: the path's base RTT as the sender saw it.
+        "handshake_rtt": float(srtt[0]) if len(srtt) else None,
+        "completion": mean(done) if all(d is not None for d in done) else None,
+        "goodput_bps": mean(f["goodput_bps"] for f in flows),
+        "retransmissions": sum(f["retransmissions"] for f in flows),
+        "timeouts": sum(f["timeouts"] or 0 for f in flows),
+        "ss_exit_cwnd": first["ss_exit_cwnd"] / MSS if first["ss_exit_cwnd"] is not None else None,
+        "ss_exit_time": first["ss_exit_time"],
+        "curves": curves,
+        "testbed": result.raw_summary.get("testbed"),
+    }
+
+
+def total_cwnd(curves: list, grid: np.ndarray) -> np.ndarray:
+    """Sum over flows of each flow's step-function cwnd on `grid`, counting a flow only from its
+    first sample to its last (its completion): a finished flow's last window is no window."""
+    total = np.zeros_like(grid)
+    for t, w in curves:
+        if not len(t):
+            continue
+        t, w = np.asarray(t), np.asarray(w, dtype=float)
+        idx = np.searchsorted(t, grid, side="right") - 1
+        active = (idx >= 0) & (grid <= t[-1])
+        total += np.where(active, w[np.clip(idx, 0, None)], 0.0)
+    return total
+
+
+def distance(a: dict[str, Any], b: dict[str, Any], points: int = 2000) -> float:
+    """Normalised L1 distance of two total-cwnd curves up to the earlier completion (as the ns-3
+    cross-check measures it)."""
+    ends = [m["completion"] for m in (a, b) if m["completion"] is not None]
+    horizon = min(ends) if ends else 10.0
+    grid = np.linspace(0.0, horizon, points)
+    ca, cb = total_cwnd(a["curves"], grid), total_cwnd(b["curves"], grid)
+    scale = float(np.mean((ca + cb) / 2))
+    return float(np.mean(np.abs(ca - cb)) / scale) if scale > 0 else 0.0
+
+
+def run_case(case: LinuxCase, runs: int, progress: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
+    import tcpstart as ts
+
+    load_before = os.getloadavg()
+    kernel = [metrics(r) for r in ts.testbed(scenario(case), runs=runs)]
+    load_after = os.getloadavg()
+    sim = metrics(ts.run(scenario(case)))
+    return {"case": asdict(case), "kernel": kernel, "tcpstart": sim, "load": [load_before[0], load_after[0]]}
+
+
+def compare(raw: dict[str, Any]) -> dict[str, Any]:
+    """The figures of one case: tcpstart next to the kernel's mean and range."""
+    k, s = raw["kernel"], raw["tcpstart"]
+
+    def values(key: str) -> list[float]:
+        return [m[key] for m in k if m[key] is not None]
+
+    def within(key: str) -> Optional[bool]:
+        vs = values(key)
+        if s[key] is None or not vs:
+            return (s[key] is None) == (not vs)  # both never left slow start: agree
+        lo, hi = min(vs), max(vs)
+        return lo * (1 - WIDEN) - 0.5 <= s[key] <= hi * (1 + WIDEN) + 0.5
+
+    ct = values("completion")
+    kmean = mean(ct) if ct else None
+    self_d = [distance(a, b) for a, b in itertools.combinations(k, 2)]
+    sim_d = [distance(s, m) for m in k]
+    out = {
+        "completion_kernel": kmean,
+        "completion_spread": (max(ct) - min(ct)) / kmean if ct else None,
+        "completion_diff": (s["completion"] - kmean) / kmean if kmean and s["completion"] else None,
+        "goodput_kernel": mean(values("goodput_bps")),
+        "retx_range": (min(values("retransmissions")), max(values("retransmissions"))),
+        "retx_within": within("retransmissions"),
+        "exit_range": (min(values("ss_exit_cwnd")), max(values("ss_exit_cwnd"))) if values("ss_exit_cwnd") else None,
+        "exit_time_range": (min(values("ss_exit_time")), max(values("ss_exit_time"))) if values("ss_exit_time") else None,
+        "exit_within": within("ss_exit_cwnd"),
+        "distance": mean(sim_d),
+        "self_distance": mean(self_d) if self_d else 0.0,
+        "timeouts_kernel": mean(values("timeouts")),
+    }
+    out["completion_ok"] = out["completion_diff"] is not None and abs(out["completion_diff"]) <= TOLERANCE
+    out["distance_ok"] = out["distance"] <= DISTANCE_FACTOR * out["self_distance"]
+    return out

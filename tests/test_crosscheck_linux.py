@@ -1,0 +1,75 @@
+"""The Linux cross-check's figures and report, from synthetic kernel runs (no root needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tcpstart.crosscheck.linux import MATRIX, MSS, compare, scenario
+from tcpstart.crosscheck.linux_report import save_raw
+from tcpstart.kernel.plan import available_algorithms, make_plan
+from tcpstart.scenario import validate
+
+
+def run(completion: float, retx: int, exit_segments: float, cwnd_scale: float = 1.0) -> dict:
+    t = [0.0, 0.1, 0.2, completion]
+    w = [10 * MSS, 20 * MSS * cwnd_scale, 40 * MSS * cwnd_scale, 40 * MSS * cwnd_scale]
+    return {
+        "completion": completion, "goodput_bps": 8e6 / completion, "retransmissions": retx, "timeouts": 0,
+        "ss_exit_cwnd": exit_segments, "ss_exit_time": 0.2, "curves": [(t, w)],
+        "testbed": {"delay_line": {"mean_late_us": 50.0, "max_late_us": 300.0, "late_over_1ms": 0, "forwarded": 1000}},
+    }
+
+
+def case(sim: dict, kernel: list[dict], name: str = "L1") -> dict:
+    c = next(c for c in MATRIX if c.name == name)
+    from dataclasses import asdict
+
+    return {"case": asdict(c), "kernel": kernel, "tcpstart": sim, "load": [1.0, 2.0]}
+
+
+def test_figures_stand_next_to_the_kernels_range():
+    kernel = [run(1.00, 20, 100), run(1.02, 30, 110), run(0.98, 25, 105)]
+    inside = compare(case(run(1.01, 33, 120), kernel))
+    assert inside["completion_ok"] and inside["retx_within"] and inside["exit_within"]
+    assert inside["completion_spread"] == pytest.approx(0.04)
+    # 34 retransmissions is past 30 x 1.1 + 0.5; an exit at 125 segments past 110 x 1.1 + 0.5.
+    outside = compare(case(run(1.03, 34, 125), kernel))
+    assert not outside["completion_ok"] and not outside["retx_within"] and not outside["exit_within"]
+
+
+def test_cwnd_distance_is_judged_against_the_kernels_own():
+    kernel = [run(1.0, 20, 100), run(1.0, 20, 100, cwnd_scale=1.02)]
+    near = compare(case(run(1.0, 20, 100, cwnd_scale=1.01), kernel))
+    far = compare(case(run(1.0, 20, 100, cwnd_scale=1.5), kernel))
+    assert near["distance_ok"] and not far["distance_ok"]
+    assert far["distance"] > 10 * far["self_distance"]
+
+
+def test_report_from_saved_results(cli, tmp_path):
+    kernel = [run(1.00, 20, 100), run(1.02, 30, 110), run(0.98, 25, 105)]
+    results = [case(run(1.01, 25, 104), kernel, "L3"), case(run(1.5, 90, 200), kernel, "L2")]
+    raw = tmp_path / "raw.json"
+    save_raw(results, raw)
+    status, out, err = cli("crosscheck", "--linux", "--from-results", raw, "--out", tmp_path / "x", "--docs", tmp_path / "d")
+    assert status == 0, err
+    md = (tmp_path / "d" / "validation-linux.md").read_text()
+    assert "| completion time within 2% of the kernel's mean on at least 90% of the matrix | 1/2 (50%) | no |" in md
+    # The miss carries a mechanism; the matching case says ok.
+    def result_row(name: str) -> str:  # the scenario table comes first
+        return [line for line in md.splitlines() if line.startswith(f"| {name} |")][-1]
+
+    assert "start-up" in result_row("L2")
+    assert result_row("L3").endswith("| ok |")
+    assert (tmp_path / "d" / "validation-linux" / "cwnd.png").stat().st_size > 10_000
+    assert json.loads((tmp_path / "x" / "crosscheck-linux.json").read_text())[0]["case"]["name"] == "L3"
+
+
+@pytest.mark.skipif(not available_algorithms(), reason="not a Linux kernel (no tcp_available_congestion_control)")
+@pytest.mark.parametrize("c", MATRIX, ids=lambda c: c.name)
+def test_every_case_runs_on_both_sides(c):
+    d = scenario(c)
+    plan = make_plan(validate(d))  # the testbed accepts it: no field refused
+    assert [f.kernel_algorithm for f in plan.flows] == [{"newreno": "reno"}.get(c.algorithm, c.algorithm)] * c.flows
