@@ -506,11 +506,11 @@ fn packets_held(raw: &RawScenario, per_second: [f64; 2], mtu: f64, senders: [f64
     }
     .map_or(0.0, |d| d.as_secs_f64());
     let rcv_buf = raw.tcp.rcv_buf.as_ref().and_then(|q| bytes("", q, 1.0, 1e12).ok()).unwrap_or(RCV_BUF);
-    let queues = [&net.queue, &net.reverse_queue.clone().or(net.queue.clone())];
+    let queues = [net.queue.as_ref(), net.reverse_queue.as_ref().or(net.queue.as_ref())];
     (0..2)
         .map(|d| {
             let wire = per_second[d] * rtt;
-            let queue = match queues[d].as_ref().map(|q| limit("", q, wire * mtu, mtu)) {
+            let queue = match queues[d].map(|q| limit("", q, wire * mtu, mtu)) {
                 Some(Ok(Limit::Packets(p))) => p as f64,
                 Some(Ok(Limit::Bytes(b))) => b as f64 / mtu,
                 Some(Err(_)) => 0.0,
