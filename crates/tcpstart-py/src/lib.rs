@@ -46,13 +46,12 @@ fn validate(scenario: &Bound<'_, PyAny>) -> PyResult<String> {
 /// limits is also validated (a ValueError names a bad field); one beyond them is not expanded.
 #[pyfunction]
 fn estimate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let raw = match take(scenario)?.and_then(|input| match input {
-        Input::Text(text) => scenario::parse(&text),
-        Input::Read(raw) => Ok(*raw),
-    }) {
-        Ok(raw) => raw,
-        Err(e) => return Err(user_error(e)),
-    };
+    let raw = take(scenario)?
+        .and_then(|input| match input {
+            Input::Text(text) => scenario::parse(&text),
+            Input::Read(raw) => Ok(*raw),
+        })
+        .map_err(user_error)?;
     let (size, limits) = raw.estimate().map_err(user_error)?;
     let refusal = size.within(&limits).err();
     if refusal.is_none() {

@@ -126,9 +126,10 @@ const PCAP_RECORD_BYTES: f64 = 90.0;
 /// A packet held in a queue or on a wire, with its sender's record of it.
 const PACKET_BYTES: f64 = 200.0;
 
-/// CPU cost, as on the machine of docs/performance.md: B1 carries 10 M bottleneck packets
-/// (data and ACKs) per second; a connection's set-up, trace and summary cost about 20 us.
-const PACKETS_PER_CPU_SECOND: f64 = 5e6;
+/// CPU cost, as on the machine of docs/performance.md: B1 carries 10 M bottleneck packets (data
+/// and ACKs) per second, ehstcp's 2.5 Gbps run with thousands of web objects 1.6 M; a
+/// connection's set-up, trace and summary cost about 20 us.
+const PACKETS_PER_CPU_SECOND: f64 = 3e6;
 const CONNECTIONS_PER_CPU_SECOND: f64 = 5e4;
 
 /// A field of the scenario, printed as its path when an error needs it.
@@ -505,11 +506,11 @@ fn packets_held(raw: &RawScenario, per_second: [f64; 2], mtu: f64, senders: [f64
     }
     .map_or(0.0, |d| d.as_secs_f64());
     let rcv_buf = raw.tcp.rcv_buf.as_ref().and_then(|q| bytes("", q, 1.0, 1e12).ok()).unwrap_or(RCV_BUF);
-    let queues = [&net.queue, &net.reverse_queue.clone().or(net.queue.clone())];
+    let queues = [net.queue.as_ref(), net.reverse_queue.as_ref().or(net.queue.as_ref())];
     (0..2)
         .map(|d| {
             let wire = per_second[d] * rtt;
-            let queue = match queues[d].as_ref().map(|q| limit("", q, wire * mtu, mtu)) {
+            let queue = match queues[d].map(|q| limit("", q, wire * mtu, mtu)) {
                 Some(Ok(Limit::Packets(p))) => p as f64,
                 Some(Ok(Limit::Bytes(b))) => b as f64 / mtu,
                 Some(Err(_)) => 0.0,
