@@ -76,3 +76,12 @@ def test_a_closed_pipe_ends_quietly() -> None:
     for _ in range(3):
         done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True)
         assert done.stderr == "" and done.stdout == "["
+
+
+def test_compare_says_why_rows_are_identical_and_states_its_footing(cli) -> None:
+    status, out, _ = cli("compare", "--algos", "reno,newreno,cubic", "--out", "c")
+    assert status == 0
+    assert "identical results for reno, newreno: none left slow start and none lost a packet" in out
+    assert "footing: newreno, reno grow by one MSS per ACK" in out
+    status, out, _ = cli("compare", "--algos", "reno,newreno,cubic", "--params", "abc=2", "--out", "d")
+    assert status == 0 and "footing" not in out

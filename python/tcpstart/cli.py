@@ -270,8 +270,48 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"{r['retransmissions']:.0f}" if args.seeds == 1 else f"{r['retransmissions']:.1f}",
         )
     console.print(table)
+    for note in _compare_notes(firsts, means, args.shared, params):
+        console.print(note, soft_wrap=False)
     console.print(f"results in {out}/")
     return 0
+
+
+# The metrics two rows of compare must share to count as the same result.
+_SAME = ("completion_time_s", "goodput_bps", "peak_queue_packets", "drops", "retransmissions")
+
+
+def _compare_notes(
+    results: dict[str, Result], means: pl.DataFrame, shared: bool, params: dict[str, dict[str, float]]
+) -> list[str]:
+    """What a reader of compare's table needs to know to read it fairly."""
+    notes = []
+    if not shared:
+        groups: dict[tuple[Any, ...], list[str]] = {}
+        for r in means.iter_rows(named=True):
+            groups.setdefault(tuple(r[k] for k in _SAME), []).append(r["algorithm"])
+        for names in (g for g in groups.values() if len(g) > 1):
+            flows = [results[n].raw_summary["flows"][0] for n in names]
+            why = (
+                ": none left slow start and none lost a packet, so only their slow start ran, and it is the same"
+                if all(f["ss_exit_time"] is None and f["drops"] == 0 for f in flows)
+                else " (their differences never came into play on this path)"
+            )
+            notes.append(f"- identical results for {', '.join(names)}{why}.")
+    if means["time_to_bdp_s"].is_null().any():
+        notes.append("- time to BDP '-': the window never reached the path's bandwidth-delay product.")
+    names = set(results) if not shared else {f["algorithm"] for f in next(iter(results.values())).raw_summary["flows"]}
+    per_ack = sorted(n for n in names if any(p["name"] == "abc" and p["default"] == 1 for p in _params_of(n)) and params.get(n, {}).get("abc", 1) == 1)
+    if per_ack and names - set(per_ack):
+        notes.append(
+            f"- footing: {', '.join(per_ack)} grow by one MSS per ACK in slow start (RFC 5681, abc=1: about 1.5x per RTT "
+            "with delayed ACKs) while Linux-style algorithms such as cubic count bytes (2x per RTT); much of a lead "
+            "in slow start can come from that. --params abc=2 (RFC 3465) or abc=0 (Linux) puts them on one footing."
+        )
+    return notes
+
+
+def _params_of(name: str) -> list[dict[str, Any]]:
+    return next((a["params"] for a in algorithms() if a["name"] == name), [])
 
 
 # --- run, plot, algorithms, validate ---------------------------------------------------------
