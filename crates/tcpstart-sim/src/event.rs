@@ -205,7 +205,7 @@ impl EventQueue {
         self.went_back.take()
     }
 
-    /// Schedules `ev` at `at`; times in the past are a simulator bug (see `schedule_reserved`).
+    /// Schedules `ev` at `at`; times in the past are a simulator bug (see `pop_until`).
     #[inline]
     pub fn schedule(&mut self, at: Instant, ev: Event) {
         let seq = self.reserve();
@@ -222,13 +222,11 @@ impl EventQueue {
     }
 
     /// Schedules `ev` at `at` in the place `seq` taken earlier with [`EventQueue::reserve`]. A
-    /// time in the past is a simulator bug: it is noted (`take_violation`) and the event is put
-    /// at the present time, so that the queue stays ordered until the run stops.
+    /// time in the past, a simulator bug, is not checked here but where it shows, in `pop_until`:
+    /// such an event is the earliest pending, so it is the next to leave, before now. (Checked
+    /// here, at each of the several schedules an event, it cost more: B1 3 s +0.9 %.)
     #[inline(always)]
-    pub fn schedule_reserved(&mut self, mut at: Instant, seq: u64, ev: Event) {
-        if at < self.now {
-            at = self.scheduled_in_the_past(ev, at);
-        }
+    pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
         // No run gets near: 584 years of simulated time.
         debug_assert!(at.0 < u64::MAX, "event {ev:?} scheduled at the end of time");
         let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
@@ -274,10 +272,12 @@ impl EventQueue {
         } else {
             self.pop_heaps().event()
         };
-        // Checked in every build: one comparison an event, and what it guards (the order of the
-        // array, the heads and the heaps together) is the queue's most intricate part.
+        // Checked in every build, one comparison an event: it catches an event scheduled in the
+        // past and any disorder of the array, the heads and the heaps together, the queue's most
+        // intricate part. The event is handled all the same; the run stops at its next watch
+        // point (`take_violation`).
         if at < self.now {
-            self.popped_out_of_order(at);
+            self.popped_out_of_order(at, ev);
         }
         self.now = at;
         self.popped += 1;
@@ -291,12 +291,7 @@ impl EventQueue {
     #[inline(always)]
     pub fn next_arrival(&mut self, line: u32, next: Option<(Instant, u64)>) {
         if (line as usize) < Heads::LINES {
-            let key = next.map_or(u128::MAX, |(mut at, seq)| {
-                if at < self.now {
-                    at = self.scheduled_in_the_past(Event::Arrive { line }, at);
-                }
-                (at.0 as u128) << 64 | seq as u128
-            });
+            let key = next.map_or(u128::MAX, |(at, seq)| (at.0 as u128) << 64 | seq as u128);
             self.heads.replace(line, key);
             self.apart_min = self.heads.min.min(self.heaps_min);
         } else if let Some((at, seq)) = next {
@@ -304,21 +299,12 @@ impl EventQueue {
         }
     }
 
-    /// Notes an event scheduled in the past and returns the time it is put at instead, now. Out
-    /// of line: with the message's arguments formatted inline, every schedule stored the event
+    /// Out of line: with the message's arguments formatted inline, every pop stored the event
     /// on the stack before the test.
     #[cold]
     #[inline(never)]
-    fn scheduled_in_the_past(&mut self, ev: Event, at: Instant) -> Instant {
-        let detail = format!("event {ev:?} scheduled at {at:?}, before now {:?}", self.now);
-        self.went_back.get_or_insert_with(|| Violation::new("time order", None, self.now, detail));
-        self.now
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn popped_out_of_order(&mut self, at: Instant) {
-        let detail = format!("an event due at {at:?} came out after one at {:?}", self.now);
+    fn popped_out_of_order(&mut self, at: Instant, ev: Event) {
+        let detail = format!("event {ev:?} due at {at:?} came out after time {:?}", self.now);
         self.went_back.get_or_insert_with(|| Violation::new("time order", None, self.now, detail));
     }
 
@@ -664,11 +650,11 @@ mod tests {
         q.pop_until(None);
         assert_eq!(q.take_violation(), None);
         q.schedule(Instant(5), Event::FlowStart { flow: 1 });
+        // The event is the earliest pending: it leaves next, before now.
+        assert_eq!(q.pop_until(None), Some((Instant(5), Event::FlowStart { flow: 1 })));
         let v = q.take_violation().expect("the time went back");
         assert_eq!((v.invariant, v.flow, v.at), ("time order", None, Instant(10)));
-        assert!(v.detail.contains("before now"), "{}", v.detail);
-        // The event is kept, at the present time, so the queue stays in order.
-        assert_eq!(q.pop_until(None), Some((Instant(10), Event::FlowStart { flow: 1 })));
+        assert_eq!(v.detail, "event FlowStart { flow: 1 } due at Instant(5) came out after time Instant(10)");
     }
 
     #[test]

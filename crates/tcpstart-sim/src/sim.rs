@@ -96,7 +96,7 @@ pub struct Progress {
 }
 
 /// Events between two looks of a run's watcher and of the invariant checks' findings: about
-/// 0.1 ms of wall time (B1 handles 30-40 million events a second), so an interrupt is seen at
+/// 0.1 ms of wall time (B1 handles about 40 million events a second), so an interrupt is seen at
 /// once, and a counter and a branch an event are all the loop pays.
 pub const WATCH_EVERY: u32 = 4096;
 
