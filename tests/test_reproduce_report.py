@@ -119,8 +119,9 @@ def test_seeded_direction_needs_a_confidence_interval_that_excludes_zero() -> No
     assert direction([11, 9, 12, 8.5], [10, 10, 10, 10])[0] is Direction.SAME
     # Paired differences 1.0, 1.1, 0.9, 1.0: clearly higher.
     assert direction([11, 11.1, 10.9, 11], [10, 10, 10, 10])[0] is Direction.HIGHER
+    assert direction([1.0], [2.0])[0] is Direction.SAME  # one seed: no spread, no difference
     with pytest.raises(ValueError):
-        direction([1.0], [2.0])
+        direction([1.0, 2.0], [2.0])
 
 
 def test_mean_ci_uses_student_t() -> None:

@@ -206,16 +206,19 @@ def direction(
     a: float | Sequence[float], b: float | Sequence[float], resolution: float = 0.0
 ) -> tuple[Direction, str]:
     """Is `a` higher than `b`? With seeds (sequences, paired by seed) the mean paired difference
-    must have a 95 % confidence interval that excludes 0; with one deterministic run each, the
-    relative difference must exceed `resolution`. Otherwise: no difference."""
+    must have a 95 % confidence interval that excludes 0 (one seed has none: no difference); with
+    one deterministic run each, the relative difference must exceed `resolution`. Otherwise: no
+    difference."""
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         rel = (a - b) / abs(b) if b else (math.inf if a > b else -math.inf if a < b else 0.0)
         if abs(rel) <= resolution:
             return Direction.SAME, f"{rel:+.1%}, within the resolution ±{resolution:.0%}"
         return (Direction.HIGHER if rel > 0 else Direction.LOWER), f"{rel:+.1%}"
     xs, ys = list(a), list(b)  # type: ignore[arg-type]
-    if len(xs) != len(ys) or len(xs) < 2:
-        raise ValueError("direction: paired samples need the same length, at least 2")
+    if len(xs) != len(ys) or not xs:
+        raise ValueError("direction: paired samples need the same, non-zero length")
+    if len(xs) == 1:
+        return Direction.SAME, "one seeded run: no spread to tell a difference from"
     mean, lo, hi = mean_ci([x - y for x, y in zip(xs, ys)])
     scale = abs(statistics.mean(ys)) or 1.0
     text = f"{mean / scale:+.1%} (95 % CI {lo / scale:+.1%} to {hi / scale:+.1%}, {len(xs)} seeds)"
