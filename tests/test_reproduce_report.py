@@ -22,6 +22,7 @@ from tcpstart.reproduce.report import (
     judge_values,
     mean_ci,
     rank_correlation,
+    judge_ratio,
     ratio_effect,
 )
 
@@ -219,3 +220,17 @@ def test_tables_render_in_markdown_and_json(tmp_path: Path) -> None:
     assert "## Per path" in md
     assert "| path | ratio |\n| --- | ---: |\n| 10 Mbps | 1.235 |\n| 20 Mbps | - |" in md
     assert json.loads((out / "results.json").read_text())["tables"][0]["rows"][1] == ["20 Mbps", "-"]
+
+
+def test_ratio_claims_bound_the_effect_from_below_and_the_ratio_from_above() -> None:
+    # "More than twice": 1.09x has a tenth of the effect; 1.5x more than half of it; 2.3x inside.
+    assert judge_ratio(1.09, (2.0, None), 2, 0.0, "ratio")[0] is Verdict.NOT
+    assert judge_ratio(1.5, (2.0, None), 2, 0.0, "ratio")[0] is Verdict.TREND
+    assert judge_ratio(2.3, (2.0, None), 2, 0.0, "ratio")[0] is Verdict.REPRODUCED
+    # "About twice" read as 1.5-3: 8.6x is beyond twice the upper end, 5x within it.
+    assert judge_ratio(8.6, (1.5, 3.0), 2, 0.0, "ratio")[0] is Verdict.NOT
+    assert judge_ratio(5.0, (1.5, 3.0), 2, 0.0, "ratio")[0] is Verdict.TREND
+    assert judge_ratio(0.8, (1.5, 3.0), 2, 0.0, "ratio")[0] is Verdict.NOT  # the other way
+    # Inside the noise: no difference.
+    verdict, reason = judge_ratio(1.02, (1.5, 3.0), 2, 0.05, "ratio")
+    assert verdict is Verdict.NOT and "no difference" in reason

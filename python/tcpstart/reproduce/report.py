@@ -146,7 +146,9 @@ def judge_values(values: Sequence[Value], tolerance: float, what: str, band: flo
     worst = max(diffs) if len(diffs) == len(compared) else math.inf
     worst_text = "unbounded" if math.isinf(worst) else f"{worst:.1%}"
     if worst <= tolerance:
-        return Verdict.REPRODUCED, f"every {what} within {tolerance:.0%} of the paper's (worst {worst_text})"
+        if tolerance == 0:
+            return Verdict.REPRODUCED, f"every one of the {what} inside the paper's range"
+        return Verdict.REPRODUCED, f"every one of the {what} within {tolerance:.0%} of the paper's (worst {worst_text})"
     outside = [v for v in compared if not v.within_factor(band)]
     points = [(v.paper, v.ours) for v in compared if v.paper is not None and v.ours is not None]
     rho = rank_correlation([p for p, _ in points], [o for _, o in points]) if len(points) >= 3 else None
@@ -188,6 +190,32 @@ def judge_effect(
     if target.within_factor(band):
         return Verdict.TREND, f"our {what} {ours:.3g} has the paper's sign and is within a factor {band:g} of {target.paper_text()}"
     return Verdict.NOT, f"our {what} {ours:.3g} against the paper's {target.paper_text()}: outside a factor {band:g}"
+
+
+def judge_ratio(
+    ratio: Optional[float], paper: tuple[float, Optional[float]], band: float, noise: float, what: str
+) -> tuple[Verdict, str]:
+    """For a ratio claim ("more than twice", "about twice" read as a range of ratios, upper end open
+    or not): reproduced inside the range; in trend when the effect (the log of the ratio) has the
+    paper's sign, is at least 1/`band` of the lower end's and the ratio at most `band` times the
+    upper end; no difference when |log ratio| is within `noise`. So with band 2, "more than twice"
+    is not in trend at 1.09x (a tenth of the effect) and "about twice" (1.5-3) not at 8.6x."""
+    lo, hi = paper
+    if ratio is None or ratio <= 0:
+        return Verdict.NOT, f"no {what}"
+    eff = math.log(ratio)
+    span = f"{lo:g} to {hi:g}" if hi is not None else f"over {lo:g}"
+    if abs(eff) <= noise:
+        return Verdict.NOT, f"no difference: {what} {ratio:.3g} (log within the noise ±{noise:.3g}); the paper's {span}"
+    if lo <= ratio and (hi is None or ratio <= hi):
+        return Verdict.REPRODUCED, f"{what} {ratio:.3g} inside the paper's {span}"
+    lo_eff = math.log(lo)
+    same_sign = (eff > 0) == (lo_eff > 0) if lo_eff != 0 else True
+    big_enough = abs(eff) >= abs(lo_eff) / band
+    not_too_big = hi is None or ratio <= hi * band
+    if same_sign and big_enough and not_too_big:
+        return Verdict.TREND, f"{what} {ratio:.3g} outside the paper's {span} but within the band (factor {band:g})"
+    return Verdict.NOT, f"{what} {ratio:.3g} against the paper's {span}: outside the band (factor {band:g})"
 
 
 def ratio_effect(ratio: Optional[float]) -> Optional[float]:
