@@ -195,6 +195,7 @@ def test_quick_mode_is_a_smoke_test_that_shows_no_verdicts(tmp_path: Path) -> No
     assert "**reproduced**" not in md
     assert "| Table 1 | windows match | **smoke test** |" in md
     assert "**consistency check: consistent**" in md  # checks are not verdicts: still shown
+    assert "2 verdicts change" not in md  # the alternatives' outcomes are withheld too
     results = json.loads((out / "results.json").read_text())
     assert results["smoke_test"] is True and results["tally"] is None
     assert results["claims"][0]["verdict"] is None

@@ -132,11 +132,13 @@ class Choice:
     """The sensitivity run over the plausible alternatives, and which verdicts change with them."""
 
 
-def judge_values(values: Sequence[Value], tolerance: float, what: str, band: float) -> tuple[Verdict, str]:
+def judge_values(
+    values: Sequence[Value], tolerance: float, what: str, band: float, series: bool = True
+) -> tuple[Verdict, str]:
     """Reproduced when every number is within `tolerance` (relative) of the paper's, or inside its
     range. In trend when every number has the paper's sign and lies within a factor `band` of it (or
-    of its range) and, over three or more points, ours rise and fall with the paper's (rank
-    correlation at least 0.8). Otherwise not reproduced."""
+    of its range) and, for a `series` of three or more points of one quantity, ours rise and fall
+    with the paper's (rank correlation at least 0.8). Otherwise not reproduced."""
     if band <= 1:
         raise ValueError(f"band must be a factor above 1, got {band}")
     compared = [v for v in values if v.ours is not None and (v.paper is not None or v.paper_range is not None)]
@@ -151,8 +153,9 @@ def judge_values(values: Sequence[Value], tolerance: float, what: str, band: flo
         return Verdict.REPRODUCED, f"every one of the {what} within {tolerance:.0%} of the paper's (worst {worst_text})"
     outside = [v for v in compared if not v.within_factor(band)]
     points = [(v.paper, v.ours) for v in compared if v.paper is not None and v.ours is not None]
-    rho = rank_correlation([p for p, _ in points], [o for _, o in points]) if len(points) >= 3 else None
-    if len(points) >= 3 and (rho is None or rho < 0.8):
+    ranked = series and len(points) >= 3
+    rho = rank_correlation([p for p, _ in points], [o for _, o in points]) if ranked else None
+    if ranked and (rho is None or rho < 0.8):
         return Verdict.NOT, f"{what} differ by up to {worst_text} and do not follow the paper's order (rank correlation {_rho(rho)})"
     if outside:
         return Verdict.NOT, (
@@ -423,7 +426,11 @@ class Report:
                 "| Parameter | Our choice | Why | Alternatives and what they change |",
                 "| --- | --- | --- | --- |",
             ]
-            lines += [f"| {c.parameter} | {c.choice} | {c.why} | {c.sensitivity} |" for c in self.choices]
+            # The alternatives' outcomes are verdicts too: a smoke test withholds them.
+            lines += [
+                f"| {c.parameter} | {c.choice} | {c.why} | {'(smoke test: withheld)' if self.quick else c.sensitivity} |"
+                for c in self.choices
+            ]
         sections = (
             ("Reproduction verdicts", [c for c in self.claims if c.verdict.counted]),
             (
@@ -475,7 +482,7 @@ class Report:
                 "run_seconds": run_seconds,
                 "tally": None if self.quick else self.tally(),
                 "claims": [_claim_json(c, self.quick) for c in self.claims],
-                "choices": [asdict(c) for c in self.choices],
+                "choices": [{**asdict(c), "sensitivity": None if self.quick else c.sensitivity} for c in self.choices],
                 "tables": [asdict(t) for t in self.tables],
                 "data": self.data,
             }

@@ -278,7 +278,7 @@ def _figures1_3(report: Report) -> None:
 def _fig13_verdict(values: list[Value], because: str) -> tuple[Verdict, str]:
     """Every count, including Figure 2's packets before the gap, within 10 % of the paper's (the
     216 is "by theory", and a count cannot be nearer than one packet), in trend within a factor 2."""
-    verdict, rule = judge_values(values, FIG13_TOLERANCE, "packet counts", BAND)
+    verdict, rule = judge_values(values, FIG13_TOLERANCE, "packet counts", BAND, series=False)
     return verdict, f"{because}. {rule}"
 
     def draw(file: Path) -> None:
@@ -466,7 +466,7 @@ def _table3(report: Report, single: Single, runs: int) -> None:
 
 
 def _family_verdict(values: list[Value], because: str) -> tuple[Verdict, str]:
-    verdict, rule = judge_values(values, FAMILY_TOLERANCE, "family shares", BAND)
+    verdict, rule = judge_values(values, FAMILY_TOLERANCE, "family shares", BAND, series=False)
     return verdict, f"{because}. {rule}"
 
 
