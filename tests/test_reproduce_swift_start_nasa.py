@@ -28,12 +28,14 @@ def _claims(results: dict, source: str) -> list[dict]:
     return found
 
 
-def test_every_claim_has_a_verdict_and_finite_numbers(quick: tuple[dict, str]) -> None:
+def test_every_claim_is_graded_and_has_finite_numbers(quick: tuple[dict, str]) -> None:
     results, md = quick
-    assert len(results["claims"]) >= 12
+    reproductions = [c for c in results["claims"] if c["kind"] == "reproduction"]
+    assert len(reproductions) >= 12
+    # A smoke test withholds its verdicts; the out-of-scope items keep their reasons.
+    assert all(c["verdict"] is None for c in reproductions)
+    assert all(c["reason"] for c in results["claims"] if c["kind"] == "out of scope")
     for c in results["claims"]:
-        assert c["verdict"] in ("reproduced", "reproduced in trend only", "not reproduced")
-        assert c["reason"]
         for v in c["values"]:
             assert v["ours"] is None or math.isfinite(v["ours"]), (c["statement"], v)
     assert "| Table 3 |" in md and "| Figure 16 |" in md
