@@ -20,6 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 
 from tcpstart.batch import run_many
 from tcpstart.reproduce.report import (
@@ -601,6 +602,10 @@ def _figure4(report: Report, quick: bool) -> None:
             cdf(left, pooled[name]["durations"], label, style)
             cdf(right, [100 * r for r in pooled[name]["drop_rates"]], label, style)
         left.set_xscale("log")
+        # Fixed 1-2-5 labels: matplotlib's minor-tick labels on a log axis under two decades overlap.
+        left.xaxis.set_major_locator(matplotlib.ticker.FixedLocator([0.1, 0.2, 0.5, 1, 2, 5, 10, 20]))
+        left.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        left.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
         left.set_xlabel("connection duration (s)")
         right.set_xlabel("per-connection drop rate (%)")
         for ax in (left, right):
