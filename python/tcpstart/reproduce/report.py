@@ -385,7 +385,8 @@ class Report:
         out["out of scope"] = sum(c.verdict is Verdict.OUT_OF_SCOPE for c in self.claims)
         return out
 
-    def _status(self, c: Claim) -> str:
+    def status(self, c: Claim) -> str:
+        """The status shown for a claim: a smoke test withholds reproduction verdicts."""
         if self.quick and c.verdict.counted:
             return "smoke test"
         return c.verdict.value
@@ -416,7 +417,7 @@ class Report:
                 "",
             ]
         lines += ["| Source | Claim | Status |", "| --- | --- | --- |"]
-        lines += [f"| {c.source} | {c.statement} | **{self._status(c)}** |" for c in self.claims]
+        lines += [f"| {c.source} | {c.statement} | **{self.status(c)}** |" for c in self.claims]
         lines += ["", "## Setup", "", self.setup]
         if self.choices:
             lines += [
