@@ -82,3 +82,17 @@ def test_multiflow_estimates_and_ack_spacing_are_measured(quick: tuple[dict, str
     assert ratios and all(r > 0 for r in ratios)
     ack = results["data"]["ack_compression"]
     assert ack["runs"] == len(ss) and ack["control_runs"] > 0
+
+
+def test_competing_flows_and_bursty_udp_are_measured(quick: tuple[dict, str]) -> None:
+    results, _ = quick
+    competing = results["data"]["competing"]
+    for order in ("TCP first", "Swift Start first"):
+        # Two flows share 20 Mbps: each below the bottleneck, together at most it.
+        tcp, ss = competing[order]["tcp_mbps"], competing[order]["swift_start_mbps"]
+        assert 0 < tcp < 20 and 0 < ss < 20, (order, tcp, ss)
+        assert competing[order]["estimate_bytes"] > 4 * 1448
+    burst = results["data"]["udp_burst_sensitivity"]
+    assert set(burst) == {"smooth", "burst_3"}
+    for measures in burst.values():
+        assert all(0 <= v <= 1 for k, v in measures.items() if "share" in k or "differing" in k)
