@@ -31,6 +31,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 
 from tcpstart.batch import run_many
 from tcpstart.reproduce.report import (
@@ -851,11 +852,17 @@ def _multiflow(report: Report, seeds: int) -> None:
         for row, q in enumerate([50, 20, 5]):
             for col, u in enumerate(UDP_RATES):
                 ax = axes[row][col]
-                for g in GAMMAS:
+                for i, g in enumerate(GAMMAS):
                     pts = [(s, p.rate_mbps) for (qq, uu, k, s), p in est.items() if qq == q and uu == u and k == g and p.rate_mbps]
-                    ax.scatter([s for s, _ in pts], [r for _, r in pts], s=14, label=f"gamma {g}")
+                    ax.scatter([s for s, _ in pts], [r for _, r in pts], s=14, color=f"C{i}", label=f"gamma {g}")
+                    # The report gives ranges, drawn as ranges (the queue is not named: the same on every row).
+                    ax.axhspan(*ranges[(u, g)], color=f"C{i}", alpha=0.12, label=f"paper's range, gamma {g}")
                 ax.axhline(5 - u, color="grey", ls=":", label="available")
                 ax.set_yscale("log")
+                ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator([0.2, 0.5, 1, 2, 5, 10, 20]))
+                ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+                ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+                ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
                 ax.set_title(f"Figure {numbers[(q, u)]}: {u} Mbps UDP, {q}-slot queue", fontsize=9)
                 ax.set_xlabel("run (seed)", fontsize=8)
                 ax.set_ylabel("estimated bandwidth (Mbps)", fontsize=8)
