@@ -38,7 +38,6 @@ from tcpstart.reproduce.report import (
     Report,
     Table,
     Value,
-    Verdict,
     direction,
     judge,
     judge_values,

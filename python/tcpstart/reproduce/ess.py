@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
 import matplotlib
 
 matplotlib.use("Agg")
