@@ -17,7 +17,7 @@ from tcpstart.reproduce.swift_start_nasa import PATHS, TABLE4
 def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     out = tmp_path_factory.mktemp("nasa") / "swift-start-nasa"
     reproduce("swift-start-nasa", out, quick=True)
-    for png in ("table3.png", "table4.png", "figure5.png", "figure6.png", "figures8-13.png", "figures14-15.png", "figure16.png"):
+    for png in ("figures1-3.png", "table3.png", "table4.png", "figure5.png", "figure6.png", "figures8-13.png", "figures14-15.png", "figure16.png"):
         assert (out / png).stat().st_size > 1000, png
     return json.loads((out / "results.json").read_text()), (out / "report.md").read_text()
 

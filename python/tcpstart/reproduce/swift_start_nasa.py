@@ -276,13 +276,6 @@ def _figures1_3(report: Report) -> None:
         ),
     )
 
-
-def _fig13_verdict(values: list[Value], because: str) -> tuple[Verdict, str]:
-    """Every count, including Figure 2's packets before the gap, within 10 % of the paper's (the
-    216 is "by theory", and a count cannot be nearer than one packet), in trend within a factor 2."""
-    verdict, rule = judge_values(values, FIG13_TOLERANCE, "packet counts", BAND, series=False)
-    return verdict, f"{because}. {rule}"
-
     def draw(file: Path) -> None:
         fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
         for ax, (algo, name) in zip(axes, algos.items()):
@@ -294,6 +287,13 @@ def _fig13_verdict(values: list[Value], because: str) -> tuple[Verdict, str]:
         _save(fig, file, "Figures 1-3: first three round trips of 1 MB at 5 Mbps x 500 ms")
 
     report.figures.append(Figure("figures1-3.png", "Figures 1-3: time-sequence of the BBN original and the corrected Swift Start", draw))
+
+
+def _fig13_verdict(values: list[Value], because: str) -> tuple[Verdict, str]:
+    """Every count, including Figure 2's packets before the gap, within 10 % of the paper's (the
+    216 is "by theory", and a count cannot be nearer than one packet), in trend within a factor 2."""
+    verdict, rule = judge_values(values, FIG13_TOLERANCE, "packet counts", BAND, series=False)
+    return verdict, f"{because}. {rule}"
 
 
 # ---------------------------------------------------------------------------------------------
