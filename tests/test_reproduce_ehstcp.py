@@ -95,6 +95,14 @@ def test_quick_report_has_a_verdict_per_claim_and_its_figures(quick_report: Path
     assert results["quick"] is True
     sources = [c["source"] for c in results["claims"]]
     assert sources.count("Table 1") == 3 and sources.count("Table 2") == 2 and sources.count("Figure 1") == 3
+    assert "Section 2" in sources  # the backward-path experiment
+    data = results["data"]
+    # Table 2's other reading ran: two high-speed flows alone, one seed, both RTT ratios.
+    assert len(data["table2_two_flows_only"]) == 2 * len(ehstcp.LABELS)
+    assert all(len(v) == 1 and v[0] > 0 for v in data["table2_two_flows_only"].values())
+    # The backward path: six goodputs, none above the 100 Mbps bottleneck.
+    assert len(data["backward_path_mbps"]) == 6
+    assert all(0 < v < 100 for v in data["backward_path_mbps"].values())
     for claim in results["claims"]:
         for v in claim["values"]:
             assert v["ours"] is None or math.isfinite(v["ours"]), claim["statement"]

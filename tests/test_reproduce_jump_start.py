@@ -37,6 +37,28 @@ def test_quick_reproduction_computes_every_figure(tmp_path: Path) -> None:
         assert pooled["connections"] > 50
         assert 0.128 < pooled["p25_s"] <= pooled["p50_s"]
         assert 0 <= pooled["no_loss_fraction"] <= 1 and 0 <= pooled["drop_rate"] < 1
+    # Figure 2: the intervals whose runs are identical to the longest one count as one point.
+    assert results["data"]["figure2_uncontended_intervals_s"][-1] == rows[-1]["interval_s"]
+    # Section IV-B: per queue discipline, the all-Slow-Start and the mixed runs, durations above the
+    # 0.48 s transfer time.
+    aqm = results["data"]["aqm"]
+    assert {(r["queue"], r["mix"]) for r in aqm} == {(q, m) for q in ("drop-tail", "RED", "CoDel") for m in ("slow_start", "mixed")}
+    assert all(r["ss_median_s"] > 0.48 and 0 <= r["drop_rate"] < 1 for r in aqm)
+    assert all(r["js_median_s"] > 0.48 for r in aqm if r["mix"] == "mixed")
     for name in ("figure1.png", "figure2.png", "figure4.png", "report.html"):
         assert (tmp_path / name).stat().st_size > 0
     assert report.quick
+
+
+def test_identical_runs_share_a_signature_and_others_do_not() -> None:
+    from tcpstart.reproduce.jump_start import _signature
+
+    row = {
+        "interval_s": 1.0,
+        "slow_start_median_duration_s": 0.9,
+        "jump_start_median_duration_s": 0.8,
+        "slow_start_drop_rate": 0.06,
+        "jump_start_drop_rate": 0.3,
+    }
+    assert _signature(row) == _signature({**row, "interval_s": 3.0})
+    assert _signature(row) != _signature({**row, "jump_start_median_duration_s": 0.81})

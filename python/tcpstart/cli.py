@@ -440,7 +440,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         console.print(f"[bold]{name}[/bold]{' (quick)' if args.quick else ''}")
         report = reproduce.reproduce(name, root / name, quick=args.quick)
         for c in report.claims:
-            verdicts.add_row(name, c.source, c.statement, c.verdict.value)
+            verdicts.add_row(name, c.source, c.statement, report.status(c))
+        if not args.quick:
+            t = report.tally()
+            console.print(
+                f"{t['reproduced']} reproduced, {t['reproduced in trend only']} in trend only, "
+                f"{t['not reproduced']} not reproduced ({t['consistency checks']} consistency checks and "
+                f"{t['out of scope']} out of scope, not counted)"
+            )
         console.print(f"report in {root / name}/report.md")
     console.print(verdicts)
     return 0
@@ -608,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("reproduce", "rerun a paper's experiments and compare with its numbers", ['tcpstart reproduce jump-start --quick', 'tcpstart reproduce all --out docs/reproductions'])
     p.add_argument("name", metavar="NAME", help=f"{', '.join(reproduce_names())} or all")
     p.add_argument("--out", metavar="DIR", type=_folder, help="parent folder of the reports (default: tcpstart-out/reproduce)")
-    p.add_argument("--quick", action="store_true", help="fewer seeds and points: each paper in under a minute")
+    p.add_argument("--quick", action="store_true", help="smoke test: fewer seeds and points, verdicts not shown")
     p.set_defaults(func=cmd_reproduce)
 
     p = add("bench", "measure simulator speed and memory on the reference benchmarks", ['tcpstart bench B1', 'tcpstart bench B1 B2 --ns3', 'tcpstart bench B5 --runs 2000'])

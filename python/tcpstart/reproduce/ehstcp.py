@@ -31,7 +31,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce.report import Figure, Report, Value, judge, judge_values
+from tcpstart.reproduce.report import (
+    Choice,
+    Direction,
+    Figure,
+    Report,
+    Table,
+    Value,
+    direction,
+    judge,
+    judge_values,
+)
 from tcpstart.results import Result
 from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace, Web
 
@@ -54,6 +64,13 @@ PAPER_RATIO = {
 # details the paper does not give (queue, RTTs of the background, web load), so 25 %.
 TOL_UTILIZATION = 0.05
 TOL_OTHER = 0.25
+# Trend bands (the direction and the magnitude within): utilizations within a factor 1.1 (0.9 to
+# 1.0 all lie within 1.1 of each other, so a wider band could not fail), loss ratios, standard
+# deviations and throughput ratios within a factor 2.
+BAND_UTILIZATION = 1.1
+BAND_OTHER = 2.0
+# Deterministic runs (no web traffic): a difference below 1 % is no difference.
+RESOLUTION = 0.01
 
 MSS = 1460
 BASE_RTT = "40ms"
@@ -109,6 +126,7 @@ def _scenario(
     duration: float,
     length: float,
     hs_access_delay: Sequence[Optional[str]] = (None, None),
+    background: bool = True,
 ) -> Scenario:
     """The paper's network at `rate_bps`, run for `length` seconds; `duration` is the full run's,
     which fixes everything drawn at validation (the web pages) so that shorter runs are its
@@ -119,15 +137,15 @@ def _scenario(
         Flow(algorithm, class_="hs" if d is None else f"hs-{i}", access_delay=d, tcp=hs_tcp)
         for i, d in enumerate(hs_access_delay)
     ]
+    others = [
+        Flow(class_="small", count=25, interval="100ms", tcp=Tcp(rcv_buf=SMALL_RCV_BUF)),
+        Flow(class_="long-fwd", count=4),
+        Flow(class_="long-rev", direction="reverse", count=4),
+    ]
     return Scenario(
         Dumbbell(rate=_rate(rate_bps), rtt=BASE_RTT, queue="1bdp"),
-        high_speed
-        + [
-            Flow(class_="small", count=25, interval="100ms", tcp=Tcp(rcv_buf=SMALL_RCV_BUF)),
-            Flow(class_="long-fwd", count=4),
-            Flow(class_="long-rev", direction="reverse", count=4),
-        ],
-        web=[_web(duration)],
+        high_speed + (others if background else []),
+        web=[_web(duration)] if background else [],
         tcp=Tcp(mss=MSS),
         duration=f"{length}s",
         seed=seed,
@@ -259,9 +277,14 @@ def _table1(report: Report, shared: dict, mode: Mode) -> None:
     util = values("utilization", PAPER_UTILIZATION)
     loss = values("loss_percent", PAPER_LOSS_PERCENT, "%")
     std = values("norm_std", PAPER_NORM_STD)
-    report.add("Table 1", "link utilization at 2.5 Gbps", util, judge_values(util, TOL_UTILIZATION, "utilizations"))
-    report.add("Table 1", "packet loss ratio at 2.5 Gbps", loss, judge_values(loss, TOL_OTHER, "loss ratios"))
-    report.add("Table 1", "normalized standard deviation of the high-speed flows' throughput", std, judge_values(std, TOL_OTHER, "standard deviations"))
+    report.add("Table 1", "link utilization at 2.5 Gbps", util, judge_values(util, TOL_UTILIZATION, "utilizations", BAND_UTILIZATION))
+    report.add("Table 1", "packet loss ratio at 2.5 Gbps", loss, judge_values(loss, TOL_OTHER, "loss ratios", BAND_OTHER))
+    report.add(
+        "Table 1",
+        "normalized standard deviation of the high-speed flows' throughput",
+        std,
+        judge_values(std, TOL_OTHER, "standard deviations", BAND_OTHER),
+    )
 
     u = {v.label: v.ours for v in util}
     p = {v.label: v.ours for v in loss}
@@ -276,21 +299,27 @@ def _table1(report: Report, shared: dict, mode: Mode) -> None:
             f"eHSTCP {u['eHSTCP']:.3f}, STCP {u['STCP']:.3f} (reproduced within 0.02, in trend within 0.05)",
         ),
     )
-    # Ties (at zero loss in a short run) count as not lower.
-    lowest = all(p["eHSTCP"] < p[a] for a in LABELS if a != "eHSTCP")
+    # Lower: the paired (by seed) difference's 95 % CI below 0; otherwise no difference.
+    vs_loss = {a: direction(rows["eHSTCP"]["loss_percent"], rows[a]["loss_percent"]) for a in LABELS if a != "eHSTCP"}
     report.add(
         "Section 3, Table 1",
         "eHSTCP has the lowest packet loss ratio of the four",
         [],
         judge(
-            lowest,
-            p["eHSTCP"] < p["HSTCP"],
-            ", ".join(f"{a} {p[a]:.4g} %" for a in LABELS) + " (reproduced: eHSTCP strictly lowest; "
-            "in trend: below HSTCP)",
+            all(d is Direction.LOWER for d, _ in vs_loss.values()),
+            False,
+            ", ".join(f"{a} {p[a]:.4g} %" for a in LABELS)
+            + "; eHSTCP against each: "
+            + "; ".join(f"{a}: {d.value} ({how})" for a, (d, how) in vs_loss.items()),
         ),
     )
     near = u["eHSTCP"] >= u["HSTCP"] - 0.02
     lower = p["eHSTCP"] < p["HSTCP"] and p["eHSTCP"] <= p["HSTCP"] / 2
+    # A conjunction: both halves must hold; in trend only when both are within their bands.
+    util_ratio = u["eHSTCP"] / u["HSTCP"]
+    loss_ratio = p["eHSTCP"] / p["HSTCP"] if p["HSTCP"] else None
+    util_band = Value("", 0.99 / 0.92, util_ratio).within_factor(BAND_UTILIZATION)
+    loss_band = loss_ratio is not None and bool(Value("", 0.0065 / 0.0197, loss_ratio).within_factor(BAND_OTHER))
     report.add(
         "Sections 2, 3, Table 1",
         "eHSTCP keeps HSTCP's utilization (or better) with far lower loss (paper: 0.99 vs 0.92, "
@@ -301,21 +330,26 @@ def _table1(report: Report, shared: dict, mode: Mode) -> None:
         ],
         judge(
             near and lower,
-            near or lower,
-            f"utilization {u['eHSTCP']:.3f} vs {u['HSTCP']:.3f} (needs at least HSTCP's - 0.02), loss "
-            f"{p['eHSTCP']:.4g} % vs {p['HSTCP']:.4g} % (needs at most half, and above zero for HSTCP); in trend when one of the two holds",
+            bool(util_band) and loss_band,
+            f"utilization {u['eHSTCP']:.3f} vs {u['HSTCP']:.3f} (needs at least HSTCP's - 0.02: "
+            f"{'holds' if near else 'fails'}), loss {p['eHSTCP']:.4g} % vs {p['HSTCP']:.4g} % (needs at most half: "
+            f"{'holds' if lower else 'fails'}). Both halves must hold; in trend when both ratios are within their "
+            f"bands (utilization ratio within {BAND_UTILIZATION:g}x of the paper's 1.076: "
+            f"{'yes' if util_band else 'no'}; loss ratio within {BAND_OTHER:g}x of 0.33: {'yes' if loss_band else 'no'}). "
+            "A low loss at a low utilization is not the paper's claim",
         ),
     )
     most_stable = min(LABELS, key=lambda a: s[a])
+    vs_std = {a: direction(rows["eHSTCP"]["norm_std"], rows[a]["norm_std"]) for a in LABELS if a != "eHSTCP"}
     report.add(
         "Section 3, Table 1",
         "eHSTCP shows the best stability (lowest normalized standard deviation)",
         [],
         judge(
-            all(s["eHSTCP"] < s[a] for a in LABELS if a != "eHSTCP"),
-            s["eHSTCP"] < s["HSTCP"],
-            f"lowest: {most_stable} ({s[most_stable]:.3f}); eHSTCP {s['eHSTCP']:.3f}, HSTCP {s['HSTCP']:.3f} "
-            "(in trend: below HSTCP only)",
+            all(d is Direction.LOWER for d, _ in vs_std.values()),
+            False,
+            f"lowest mean: {most_stable} ({s[most_stable]:.3f}); eHSTCP against each: "
+            + "; ".join(f"{a}: {d.value} ({how})" for a, (d, how) in vs_std.items()),
         ),
     )
 
@@ -370,10 +404,10 @@ def _paired_bars(ax, values: list[Value], log: bool = False) -> None:
         ax.set_yscale("log")
 
 
-def _table2(report: Report, mode: Mode) -> None:
+def _table2_ratios(mode: Mode, background: bool, seeds: Sequence[int]) -> dict[tuple[int, str], list[float]]:
     # Flow 2's extra delay sits on its own access links: RTT = 40 ms + 4 x access delay.
     extra = {3: "20ms", 6: "50ms"}
-    keys = [(ratio, label, seed) for ratio in PAPER_RATIO for label in LABELS for seed in mode.seeds]
+    keys = [(ratio, label, seed) for ratio in PAPER_RATIO for label in LABELS for seed in seeds]
     edges = np.array([mode.table2_warmup, mode.table2_duration])
 
     def measure(key: tuple, results: list[Result]) -> float:
@@ -381,15 +415,63 @@ def _table2(report: Report, mode: Mode) -> None:
         return short / long_ if long_ > 0 else math.inf
 
     groups = [
-        (k, [_scenario(1e9, ALGORITHMS[k[1]], k[2], mode.table2_duration, mode.table2_duration, (None, extra[k[0]]))])
+        (
+            k,
+            [
+                _scenario(
+                    1e9, ALGORITHMS[k[1]], k[2], mode.table2_duration, mode.table2_duration, (None, extra[k[0]]), background
+                )
+            ],
+        )
         for k in keys
     ]
-    measured = _measure_batched(groups, measure, "ehstcp: Table 2")
+    what = "with background" if background else "two flows only"
+    measured = _measure_batched(groups, measure, f"ehstcp: Table 2, {what}")
     ratios: dict[tuple[int, str], list[float]] = {}
     for (ratio, label, _), value in measured.items():
         ratios.setdefault((ratio, label), []).append(value)
-    report.data["table2"] = {f"rtt_ratio_{k[0]}_{k[1]}": v for k, v in ratios.items()}
+    return ratios
 
+
+def _table2(report: Report, mode: Mode) -> None:
+    ratios = _table2_ratios(mode, True, mode.seeds)
+    report.data["table2"] = {f"rtt_ratio_{k[0]}_{k[1]}": v for k, v in ratios.items()}
+    by_ratio = _table2_claims(report, ratios)
+    _table2_figure(report, by_ratio)
+    # The other reading: "two high speed flows with a different RTT are used", nothing else. With no
+    # web traffic nothing is random: one seed.
+    alone = _table2_ratios(mode, False, mode.seeds[:1])
+    report.data["table2_two_flows_only"] = {f"rtt_ratio_{k[0]}_{k[1]}": v for k, v in alone.items()}
+    scratch = Report("scratch", "", "", "", quick=False)
+    _table2_claims(scratch, alone)
+    main = [c for c in report.claims if c.source in ("Table 2", "Section 3, Table 2")]
+    report.tables.append(
+        Table(
+            "Table 2 under both readings: throughput ratio of the 40 ms flow to the longer-RTT flow, 1 Gbps",
+            ["RTT ratio, protocol", "paper", "with background (ours, mean)", "two flows only (ours)"],
+            [
+                [f"{r}, {label}", PAPER_RATIO[r][label], statistics.fmean(ratios[(r, label)]), alone[(r, label)][0]]
+                for r in PAPER_RATIO
+                for label in LABELS
+            ],
+        )
+    )
+    report.choices.append(
+        Choice(
+            "Table 2: traffic beside the two high-speed flows",
+            "the section's background traffic (web, 25 small, 4 + 4 long-lived flows)",
+            "section 3 describes the background once for all its experiments; Table 2's text names only the two "
+            "high-speed flows, so both readings are run",
+            "two flows only: "
+            + "; ".join(
+                f"{c.statement.split(' (')[0]}: **{o.verdict.value}** (with background **{c.verdict.value}**)"
+                for c, o in zip(main, scratch.claims)
+            ),
+        )
+    )
+
+
+def _table2_claims(report: Report, ratios: dict[tuple[int, str], list[float]]) -> dict[int, list[Value]]:
     by_ratio = {}
     for ratio, paper in PAPER_RATIO.items():
         vals = []
@@ -401,7 +483,7 @@ def _table2(report: Report, mode: Mode) -> None:
             "Table 2",
             f"throughput ratio of the 40 ms flow to the {40 * ratio} ms flow at 1 Gbps (RTT ratio {ratio})",
             vals,
-            judge_values(vals, TOL_OTHER, "throughput ratios"),
+            judge_values(vals, TOL_OTHER, "throughput ratios", BAND_OTHER),
         )
 
     def unfairness(v: Value) -> float:
@@ -421,10 +503,14 @@ def _table2(report: Report, mode: Mode) -> None:
             all(b == "eHSTCP" for b in best.values()),
             beats_hstcp,
             "fairest: " + ", ".join(f"RTT ratio {r}: {b}" for r, b in best.items())
-            + f"; eHSTCP fairer than HSTCP at both: {'yes' if beats_hstcp else 'no'} (in trend: fairer than HSTCP only)",
+            + f"; eHSTCP fairer than HSTCP at both: {'yes' if beats_hstcp else 'no'} (in trend: fairer than HSTCP "
+            "at both RTT ratios, the paper's eHSTCP being 11-41x fairer)",
         ),
     )
+    return by_ratio
 
+
+def _table2_figure(report: Report, by_ratio: dict[int, list[Value]]) -> None:
     def draw(path: Path) -> None:
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
         for ax, (ratio, vals) in zip(axes, by_ratio.items()):
@@ -439,6 +525,79 @@ def _table2(report: Report, mode: Mode) -> None:
         plt.close(fig)
 
     report.figures.append(Figure("table2.png", "Table 2: throughput ratio, paper vs ours (log scale; bars: seed min-max)", draw))
+
+
+# Section 2's core claim, for which the paper shows no experiment: eHSTCP measures the forward
+# queueing delay apart from the backward one, so congestion on the ACK path does not slow it. One
+# high-speed flow, 4 long-lived NewReno flows in the reverse direction (their data shares the
+# queue of our ACKs), with and without the correction (`backward_correction`), and without the
+# reverse flows as the control. Nothing is random: one run each.
+BACKWARD_RATE = 100e6
+BACKWARD_VARIANTS = {
+    "eHSTCP": ("ehstcp", {}),
+    "eHSTCP without correction": ("ehstcp", {"backward_correction": 0.0}),
+    "HSTCP": ("highspeed", {}),
+}
+
+
+def _backward_scenario(algorithm: str, params: dict[str, float], reverse: bool, length: float) -> Scenario:
+    flows = [Flow(algorithm, class_="hs", params=params, tcp=Tcp(rcv_buf=HS_RCV_BUF))]
+    if reverse:
+        flows.append(Flow(class_="long-rev", direction="reverse", count=4))
+    return Scenario(
+        Dumbbell(rate=_rate(BACKWARD_RATE), rtt=BASE_RTT, queue="1bdp"),
+        flows,
+        tcp=Tcp(mss=MSS),
+        duration=f"{length}s",
+        trace=Trace(interval=f"{TRACE_INTERVAL * 1000:g}ms"),
+    )
+
+
+def _backward(report: Report, mode: Mode) -> None:
+    keys = [(name, reverse) for name in BACKWARD_VARIANTS for reverse in (True, False)]
+    results = run_many(
+        [_backward_scenario(*BACKWARD_VARIANTS[n], r, mode.duration) for n, r in keys], progress="ehstcp: backward path"
+    )
+    edges = np.array([mode.warmup, mode.duration])
+    mbps = {
+        k: float(np.diff(_delivered_at(r, 0, edges))[0]) * 8 / (mode.duration - mode.warmup) / 1e6
+        for k, r in zip(keys, results)
+    }
+    report.data["backward_path_mbps"] = {f"{n}, {'reverse traffic' if r else 'alone'}": v for (n, r), v in mbps.items()}
+    report.tables.append(
+        Table(
+            f"Section 2: forward goodput (Mbps) of one high-speed flow, {_rate(BACKWARD_RATE)}, {BASE_RTT}, over "
+            f"[{mode.warmup:g} s, {mode.duration:g} s]",
+            ["protocol", "with 4 reverse NewReno flows", "alone"],
+            [[n, mbps[(n, True)], mbps[(n, False)]] for n in BACKWARD_VARIANTS],
+        )
+    )
+    corrected, uncorrected = mbps[("eHSTCP", True)], mbps[("eHSTCP without correction", True)]
+    # Reverse traffic slows every TCP through its ACKs (lost, compressed, delayed), loss-based HSTCP
+    # included; the claim is about eHSTCP's delay signal, so the baseline is HSTCP under the same
+    # reverse traffic, not eHSTCP alone.
+    hstcp = mbps[("HSTCP", True)]
+    against_hstcp = corrected / hstcp
+    better = direction(corrected, uncorrected, RESOLUTION)[0] is Direction.HIGHER
+    report.add(
+        "Section 2",
+        "with congestion on the backward path eHSTCP, measuring the forward queueing delay apart, is not slowed by "
+        "its delay signal: it beats the same flow without the correction and keeps up with loss-based HSTCP",
+        [
+            Value("eHSTCP / HSTCP, both with reverse traffic", None, against_hstcp),
+            Value("eHSTCP with / without the correction", None, corrected / uncorrected if uncorrected else None),
+            Value("eHSTCP with reverse traffic / alone", None, corrected / mbps[("eHSTCP", False)]),
+            Value("HSTCP with reverse traffic / alone", None, hstcp / mbps[("HSTCP", False)]),
+        ],
+        judge(
+            better and against_hstcp >= 0.9,
+            better and against_hstcp >= 0.8,
+            f"{corrected:.1f} Mbps with the correction, {uncorrected:.1f} without ({'higher' if better else 'not higher'} "
+            f"by more than {RESOLUTION:.0%}); {against_hstcp:.2f} of HSTCP's {hstcp:.1f} Mbps under the same reverse "
+            "traffic (reproduced from 0.9, in trend from 0.8). Reverse traffic slows every protocol through its ACKs "
+            "(see the table), which is not what the claim is about; the paper gives no numbers",
+        ),
+    )
 
 
 def _figure1(report: Report, shared: dict, mode: Mode) -> None:
@@ -478,17 +637,27 @@ def _figure1(report: Report, shared: dict, mode: Mode) -> None:
         [Value(f"change of the background share, {label}, {_rate(low)} -> {_rate(high)}", None, -falls[label][0], "pp") for label in LABELS],
         judge(
             all(drop >= 20 and mono for drop, mono in falls.values()),
-            all(drop > 0 for drop, _ in falls.values()),
+            all(drop >= 10 for drop, _ in falls.values()),
             "; ".join(f"{label}: -{d:.1f} pp{'' if m else ' (not monotone)'}" for label, (d, m) in falls.items())
-            + " (reproduced: falls by 20+ percentage points and never rises, for every protocol; in trend: falls)",
+            + " (reproduced: falls by 20+ percentage points and never rises, for every protocol; in trend: falls by "
+            "10+ points for every protocol)",
         ),
     )
     e, h = shares[(high, "eHSTCP")]["high-speed"], shares[(high, "HSTCP")]["high-speed"]
+    seeds = _seeds(mode, high)
+    found, how = direction(
+        [shared[(high, "eHSTCP", x)]["shares_percent"]["high-speed"] for x in seeds],
+        [shared[(high, "HSTCP", x)]["shares_percent"]["high-speed"] for x in seeds],
+    )
     report.add(
         "Figure 1",
         f"at {_rate(high)} eHSTCP flows achieve slightly higher throughput than HSTCP flows",
         [Value("eHSTCP share", None, e, "%"), Value("HSTCP share", None, h, "%")],
-        judge(0 < e - h <= 10, e > h, f"eHSTCP {e:.1f} % vs HSTCP {h:.1f} % (slightly: by at most 10 percentage points)"),
+        judge(
+            found is Direction.HIGHER and e - h <= 10,
+            False,
+            f"eHSTCP {e:.1f} % vs HSTCP {h:.1f} %: {found.value} ({how}); slightly: by at most 10 percentage points",
+        ),
     )
 
     def draw(path: Path) -> None:
@@ -542,6 +711,28 @@ def reproduce(quick: bool) -> Report:
     _table1(report, shared, mode)
     _table2(report, mode)
     _figure1(report, shared, mode)
+    _backward(report, mode)
+    report.choices += [
+        Choice(
+            "Backlog N' of eq. 3: raw per-ACK samples or a per-RTT minimum",
+            "per ACK, raw samples (docs/algorithms/ehstcp.md, interpretation 12)",
+            "the paper gives the formula, not the sampling",
+            "a per-RTT minimum (the usual Vegas practice) is not a parameter of our implementation, so it is not "
+            "rerun here; the review of issue 20 measured 0.905 instead of 0.774 utilization with it in an audit build, "
+            "still below HSTCP's 0.952 (Table 1's utilization verdict would not change)",
+        ),
+        Choice(
+            "Queue, base RTT, durations, web load",
+            f"1 BDP drop-tail, {BASE_RTT}, {FULL.duration:g} s ({FULL.warmup:g} s warm-up), Jump Start's web model",
+            "none is in the paper (see the notes)",
+            "not swept in this version",
+        ),
+    ]
+    report.out_of_scope(
+        "Section 2",
+        "measured RTTs at loss are often below RTTmax",
+        "a motivation remark with no figure or number; not graded",
+    )
     report.notes += [
         "Normalized standard deviation (the paper: \"the sample standard deviation normalized by the average "
         f"throughput of high-speed flows\", as a measure of stability): each high-speed flow's throughput in "

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -18,13 +16,14 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce.report import Figure, Report, Table, Value, judge, rank_correlation
+from tcpstart.reproduce.report import Choice, Figure, Report, Table, Value, Verdict, judge, rank_correlation
 from tcpstart.results import Result
 from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace
 
 ALGORITHMS = ["ess", "cubic", "bbr", "stopeg", "newreno"]
 # 400-byte packets: 20 bytes IP, 20 TCP, 12 of timestamp option.
 MSS = 348
+PACKET = 400
 
 
 @dataclass(frozen=True)
@@ -39,8 +38,19 @@ class Net:
 
     @property
     def cwnd_best(self) -> float:
-        """Equation 6: BtlBw x RTprop, in bytes."""
+        """Equation 6: BtlBw x RTprop, in bytes on the wire (400-byte packets), as the paper states it."""
         return self.rate_mbps * 1e6 / 8 * self.rtprop
+
+    @property
+    def best_payload(self) -> float:
+        """cwnd_best in the window's own unit, payload bytes: the same number of 400-byte packets
+        (348 payload bytes each). Every ratio to cwnd_best below uses it, so a ratio of 1 is the
+        path's BDP counted in packets."""
+        return self.cwnd_best * MSS / PACKET
+
+    @property
+    def bdp_packets(self) -> float:
+        return self.cwnd_best / PACKET
 
     @property
     def label(self) -> str:
@@ -78,18 +88,25 @@ STOPEG_BETTER = Net(10, 10)
 FIGURE8 = [Net(10, 10), Net(20, 10), Net(10, 20), Net(20, 20)]
 # Start-up metrics and figures cover this many base RTTs from the SYN: well past every start-up.
 START_UP_RTPROP = 30
-# The queue size is not given; ns-3's default drop-tail queue holds 100 packets.
+# The queue size is not given. Our choice: ns-3's default point-to-point device queue, a 100-packet
+# drop-tail. The alternatives a default ns-3 script may also have run: a queue disc in front of the
+# device (pfifo_fast of 1000 packets in older releases), or a buffer of one BDP (the common rule).
 QUEUE = "100pkt"
+QUEUE_ALTERNATIVES = ("1bdp", "1000pkt")
+# "Smaller"/"larger" of a deterministic run: by more than this fraction.
+RESOLUTION = 0.01
+# "Much larger" RTT: at least this factor.
+MUCH = 1.25
 
 
-def _scenario(path: Net, algorithm: str, duration: float) -> Scenario:
+def _scenario(path: Net, algorithm: str, duration: float, queue: str = QUEUE) -> Scenario:
     network = Dumbbell(
         rate=f"{path.rate_mbps}Mbps",
         delay=f"{path.bottleneck_delay_ms}ms",
         # Table 1's RTprop counts 1 ms of access delay each way; the simulator has an access link
         # on each side, so each gets half of it.
         access_delay="0.5ms",
-        queue=QUEUE,
+        queue=queue,
     )
     return Scenario(
         network,
@@ -109,12 +126,13 @@ def _metrics(path: Net, result: Result) -> dict[str, float | None]:
     peak_at = trace.filter(pl.col("inflight") == peak_inflight)["t"].min()
     after = trace.filter((pl.col("t") > peak_at) & (pl.col("t") <= peak_at + 10 * path.rtprop))
     exit_cwnd = flow["ss_exit_cwnd"]
+    reached = trace.filter(pl.col("cwnd") >= path.best_payload)
     queue = result.queues.filter((pl.col("link") == "bottleneck") & (pl.col("t") <= horizon))
     return {
-        "exit_over_best": None if exit_cwnd is None else exit_cwnd / path.cwnd_best,
+        "exit_over_best": None if exit_cwnd is None else exit_cwnd / path.best_payload,
         "exit_time_s": flow["ss_exit_time"],
-        "time_to_best_s": flow["time_to_bdp"],
-        "peak_inflight_over_best": peak_inflight / path.cwnd_best,
+        "time_to_best_s": None if reached.is_empty() else float(reached["t"][0]),
+        "peak_inflight_over_best": peak_inflight / path.best_payload,
         # A "window drop after slow start" (section 4.1): inflight falls below 60% of its peak
         # within ten round trips after it.
         "drop_after_peak": bool(after.height and after["inflight"].min() < 0.6 * peak_inflight),
@@ -143,21 +161,23 @@ def reproduce(quick: bool) -> Report:
         ),
         quick=quick,
     )
-    pairs = [(p, a) for p in PATHS for a in ALGORITHMS]
-    results = run_many([_scenario(p, a, duration) for p, a in pairs], progress="ess: Table 1 paths")
-    metrics = {(p, a): _metrics(p, r) for (p, a), r in zip(pairs, results)}
-    traces = {(p, a): r.flows for (p, a), r in zip(pairs, results)}
+    metrics, traces = _runs(duration, QUEUE)
     report.data["runs"] = [{"path": p.label, "algorithm": a, **m} for (p, a), m in metrics.items()]
-
     _cwnd_best(report)
-    _exit_windows(report, metrics)
-    _peaks(report, metrics)
-    _delivered(report, metrics)
-    _rtt(report, metrics)
+    _claims(report, metrics)
     _table(report, metrics)
     _figures(report, traces)
+    _queue_sensitivity(report, duration)
+    _stopeg_out_of_scope(report)
     report.notes += [
-        "The queue size is not in the paper; we use ns-3's default drop-tail size, 100 packets.",
+        "The queue size is not in the paper; we use ns-3's default point-to-point device queue, a 100-packet "
+        "drop-tail, and rerun every claim with a 1-BDP and a 1000-packet queue (the set-up choices above and "
+        "the sensitivity table). ESS as specified has no pacing: at its first cycle end it raises the window "
+        "from about 15 segments to about the BDP in one step, sent at the 1 Gbps access rate, which a "
+        "100-packet queue cannot absorb where the BDP exceeds it; with a 1-BDP or larger queue it loses nothing.",
+        "**Units.** cwnd_best (eq. 6) is BtlBw x RTprop in bytes on the wire; the window counts payload "
+        f"bytes ({MSS} of every {PACKET}-byte packet). Every 'x cwnd_best' ratio, and the figures' cwnd_best "
+        "line, is therefore in payload bytes: cwnd_best x 348 / 400, the BDP counted in packets.",
         "RTprop in Table 1 is 2 x (access delay + bottleneck delay), so the 1 ms access delay is split "
         "over our two access links (0.5 ms each).",
         "\"Window drop after slow start\" is read as inflight falling below 60% of its peak within ten "
@@ -184,54 +204,140 @@ def reproduce(quick: bool) -> Report:
     return report
 
 
+def _runs(duration: float, queue: str) -> tuple[dict, dict]:
+    pairs = [(p, a) for p in PATHS for a in ALGORITHMS]
+    results = run_many([_scenario(p, a, duration, queue) for p, a in pairs], progress=f"ess: Table 1 paths, {queue} queue")
+    metrics = {(p, a): _metrics(p, r) for (p, a), r in zip(pairs, results)}
+    traces = {(p, a): r.flows for (p, a), r in zip(pairs, results)}
+    return metrics, traces
+
+
+def _claims(report: Report, metrics: dict) -> None:
+    _exit_windows(report, metrics)
+    _peaks(report, metrics)
+    _delivered(report, metrics)
+    _rtt(report, metrics)
+
+
+def _queue_sensitivity(report: Report, duration: float) -> None:
+    """Every claim again with the other plausible queues; the verdicts that change are listed."""
+    grades = {QUEUE: [(c.source, c.statement, c.verdict) for c in report.claims if c.verdict.counted]}
+    losses = {}
+    for queue in QUEUE_ALTERNATIVES:
+        metrics, _ = _runs(duration, queue)
+        scratch = Report("scratch", "", "", "", quick=False)
+        _claims(scratch, metrics)
+        grades[queue] = [(c.source, c.statement, c.verdict) for c in scratch.claims]
+        losses[queue] = [metrics[(p, "ess")]["losses"] for p in PATHS]
+        report.data[f"runs_{queue}"] = [{"path": p.label, "algorithm": a, **m} for (p, a), m in metrics.items()]
+    rows = []
+    for k, (source, statement, verdict) in enumerate(grades[QUEUE]):
+        rows.append([f"{source}: {statement}", verdict.value] + [grades[q][k][2].value for q in QUEUE_ALTERNATIVES])
+    report.tables.append(Table("Sensitivity to the queue size (the paper gives none)", ["claim", QUEUE, *QUEUE_ALTERNATIVES], rows))
+
+    def tally(q: str) -> str:
+        vs = [g[2] for g in grades[q]]
+        return f"{vs.count(Verdict.REPRODUCED)} reproduced / {vs.count(Verdict.TREND)} trend / {vs.count(Verdict.NOT)} not"
+
+    changed = sum(any(grades[q][k][2] is not row[2] for q in QUEUE_ALTERNATIVES) for k, row in enumerate(grades[QUEUE]))
+    ours = [m for m in report.data["runs"] if m["algorithm"] == "ess"]
+    lo, hi = min(m["exit_over_best"] for m in ours), max(m["exit_over_best"] for m in ours)
+    report.choices.append(
+        Choice(
+            "Bottleneck queue",
+            f"{QUEUE} drop-tail (ESS loses {', '.join(str(m['losses']) for m in ours)} segments on the 8 paths)",
+            "ns-3's point-to-point device default; the paper names drop-tail and no size",
+            "; ".join(f"{q}: {tally(q)} (ESS losses {', '.join(str(x) for x in losses[q])})" for q in QUEUE_ALTERNATIVES)
+            + f"; {QUEUE}: {tally(QUEUE)}. {changed} of {len(rows)} verdicts change with the queue: see the sensitivity table",
+        )
+    )
+    report.choices.append(
+        Choice(
+            "Unit of cwnd_best against the window",
+            "packets (cwnd_best x 348 / 400 in payload bytes)",
+            "eq. 6 gives wire bytes; the window counts payload; comparing packets with packets is unit-free",
+            f"wire bytes against payload windows (the first version) shrinks every ratio by {MSS / PACKET:.2f}: ESS "
+            f"then exits at {lo * MSS / PACKET:.2f}-{hi * MSS / PACKET:.2f} of cwnd_best instead of {lo:.2f}-{hi:.2f} "
+            "(packets), and the 'closest to cwnd_best' claim was not reproduced in the first version for that reason",
+        )
+    )
+
+
+def _stopeg_out_of_scope(report: Report) -> None:
+    report.out_of_scope(
+        "Figure 8",
+        "StopEG almost always has a smaller RTT than ESS; its advantage grows with the BDP, and at large BDPs it exits "
+        "too early",
+        "comparator unavailable. StopEG (Arghavani, Zhang, Eyers, Arghavani, LCN 2020, doi:10.1109/LCN48667.2020.9314853) "
+        "was, by its abstract, evaluated in ns-3 inside Google's BBR: BBR's STARTUP with StopEG's exit rule (forward-path "
+        "share of inflight below 56.8 %). That is the StopEG the ESS paper describes, growing about as slowly as BBR and "
+        "exiting early at large BDPs. Ours (docs/algorithms/stopeg.md) puts the rule on NewReno slow start, so it grows "
+        "like NewReno; a BBR-based StopEG needs a change of the Rust core, not made in this version. Claims about "
+        "StopEG are not graded; StopEG stays in the figures and tables for reference",
+    )
+    report.out_of_scope(
+        "Figure 5(a)",
+        "the growth rate of BBR and StopEG is slower than that of NewReno, CUBIC and ESS",
+        "not graded in this version (time to cwnd_best per path is in the table; the StopEG half needs the paper's StopEG)",
+    )
+    report.out_of_scope(
+        "Eq. 1, Figure 2",
+        "time to reach a target window; a BDP over 800 segments needs 6 or more RTTs",
+        "arithmetic of slow start, checked by crates/tcpstart-sim/tests/slow_start_time.rs, no simulation claim",
+    )
+
+
 def _cwnd_best(report: Report) -> None:
-    values = [Value(p.label, PAPER_CWND_BEST[p], p.cwnd_best, "B") for p in PAPER_CWND_BEST]
+    values = [Value(p.label, PAPER_CWND_BEST[p], p.cwnd_best, "B on the wire") for p in PAPER_CWND_BEST]
     wrong = [v.label for v in values if abs(v.difference or 0) > 0.01]
-    report.add(
+    report.check(
         "Section 4.1, eq. 6",
         "cwnd_best = BtlBw x RTprop for the panels of Figures 5 and 6",
         values,
-        judge(not wrong, len(wrong) < len(values), "recomputed from Table 1" + (f"; the text's value differs for {', '.join(wrong)}" if wrong else "")),
+        not wrong,
+        "the paper's arithmetic, recomputed from Table 1 (no simulation)"
+        + (f"; the text's value differs for {', '.join(wrong)} (1.2e4 for 1.5e4)" if wrong else ""),
     )
+
+
+# StopEG is not graded (see `_stopeg_out_of_scope`): claims compare the other four.
+GRADED = [a for a in ALGORITHMS if a != "stopeg"]
 
 
 def _closest(metrics: dict, path: Net) -> str:
-    """The algorithm whose slow-start exit window is closest to cwnd_best on `path`."""
-    return min(ALGORITHMS, key=lambda a: abs((metrics[(path, a)]["exit_over_best"] or float("inf")) - 1))
+    """The graded algorithm whose slow-start exit window is closest to cwnd_best on `path`."""
+    return min(GRADED, key=lambda a: abs((metrics[(path, a)]["exit_over_best"] or float("inf")) - 1))
 
 
 def _exit_windows(report: Report, metrics: dict) -> None:
-    others = [p for p in PANELS56 if p != STOPEG_BETTER]
     closest = {p: _closest(metrics, p) for p in PANELS56}
-    ess_best = [p for p in others if closest[p] == "ess"]
-    values = [
-        Value(f"{a} exit / cwnd_best, {p.label}", None, metrics[(p, a)]["exit_over_best"]) for p in PANELS56 for a in ("ess", "stopeg")
-    ]
+    ess_best = [p for p in PANELS56 if closest[p] == "ess"]
+    values = [Value(f"ess exit / cwnd_best (packets), {p.label}", None, metrics[(p, "ess")]["exit_over_best"]) for p in PANELS56]
     report.add(
         "Figures 5, 6",
-        "ESS ends slow start with the window closest to cwnd_best of the five on every panel, except "
-        f"{STOPEG_BETTER.label} where StopEG is slightly better",
+        "ESS ends slow start with the window closest to cwnd_best on every panel (of ESS, CUBIC, BBR, NewReno; "
+        f"the paper's StopEG exception at {STOPEG_BETTER.label} is not graded)",
         values,
         judge(
-            len(ess_best) == len(others) and closest[STOPEG_BETTER] in ("stopeg", "ess"),
-            len(ess_best) > len(others) / 2,
-            f"ESS closest on {len(ess_best)} of the {len(others)} other panels; on {STOPEG_BETTER.label} the closest is "
-            f"{closest[STOPEG_BETTER]}; closest per path: " + ", ".join(f"{p.label}: {a}" for p, a in closest.items()),
+            len(ess_best) == len(PANELS56),
+            False,
+            f"ESS closest on {len(ess_best)} of {len(PANELS56)} panels; closest per path: "
+            + ", ".join(f"{p.label}: {a}" for p, a in closest.items()),
         ),
     )
     first = FIGURE5[0]
-    above = [a for a in ALGORITHMS if (metrics[(first, a)]["exit_over_best"] or 0) > 1]
+    above = [a for a in GRADED if (metrics[(first, a)]["exit_over_best"] or 0) > 1 + RESOLUTION]
     report.add(
         "Figure 5(a)",
         f"on {first.label} every algorithm ends slow start with a window above cwnd_best",
-        [Value(f"{a} exit / cwnd_best", None, metrics[(first, a)]["exit_over_best"]) for a in ALGORITHMS],
-        judge(len(above) == len(ALGORITHMS), len(above) > len(ALGORITHMS) / 2, f"above cwnd_best: {', '.join(above) or 'none'}"),
+        [Value(f"{a} exit / cwnd_best (packets)", None, metrics[(first, a)]["exit_over_best"]) for a in GRADED],
+        judge(len(above) == len(GRADED), False, f"above cwnd_best by more than {RESOLUTION:.0%}: {', '.join(above) or 'none'}"),
     )
 
 
 def _peaks(report: Report, metrics: dict) -> None:
     def top(p: Net) -> str:
-        return max(ALGORITHMS, key=lambda a: metrics[(p, a)]["peak_inflight_over_best"])
+        return max(GRADED, key=lambda a: metrics[(p, a)]["peak_inflight_over_best"])
 
     highest = [p for p in PANELS56 if top(p) == "newreno"]
     report.add(
@@ -240,7 +346,7 @@ def _peaks(report: Report, metrics: dict) -> None:
         [Value(f"NewReno peak inflight / cwnd_best, {p.label}", None, metrics[(p, "newreno")]["peak_inflight_over_best"]) for p in PANELS56],
         judge(
             len(highest) == len(PANELS56),
-            len(highest) > len(PANELS56) / 2,
+            False,
             f"NewReno highest on {len(highest)} of {len(PANELS56)} panels; highest elsewhere: "
             + (", ".join(f"{p.label}: {top(p)}" for p in PANELS56 if top(p) != "newreno") or "none"),
         ),
@@ -249,7 +355,7 @@ def _peaks(report: Report, metrics: dict) -> None:
         (p, a)
         for p in PANELS56
         for a in ("cubic", "bbr")
-        if metrics[(p, a)]["peak_inflight_over_best"] > (metrics[(p, "ess")]["exit_over_best"] or float("inf"))
+        if metrics[(p, a)]["peak_inflight_over_best"] > (metrics[(p, "ess")]["exit_over_best"] or float("inf")) * (1 + RESOLUTION)
     ]
     pairs = 2 * len(PANELS56)
     report.add(
@@ -260,18 +366,18 @@ def _peaks(report: Report, metrics: dict) -> None:
             for p in PANELS56
             for a in ("cubic", "bbr")
         ],
-        judge(len(over) == pairs, len(over) > pairs / 2, f"above ESS's exit window in {len(over)} of {pairs} (path, algorithm) cases"),
+        judge(len(over) == pairs, False, f"above ESS's exit window (by more than {RESOLUTION:.0%}) in {len(over)} of {pairs} (path, algorithm) cases"),
     )
-    expected = {"newreno": True, "bbr": True, "stopeg": False, "cubic": False, "ess": False}
+    expected = {"newreno": True, "bbr": True, "cubic": False, "ess": False}
     agree = {a: sum(metrics[(p, a)]["drop_after_peak"] == want for p in PANELS56) for a, want in expected.items()}
     n = len(PANELS56)
     report.add(
         "Figures 5, 6",
-        "NewReno and BBR drop their window after slow start; StopEG, CUBIC and ESS do not",
+        "NewReno and BBR drop their window after slow start; CUBIC and ESS do not (StopEG not graded)",
         [Value(f"{a}: panels agreeing", n, k) for a, k in agree.items()],
         judge(
             all(k == n for k in agree.values()),
-            all(k > n / 2 for k in agree.values()),
+            False,
             ", ".join(f"{a} {k}/{n}" for a, k in agree.items()),
         ),
     )
@@ -279,7 +385,7 @@ def _peaks(report: Report, metrics: dict) -> None:
 
 def _delivered(report: Report, metrics: dict) -> None:
     def ranked(p: Net) -> list[str]:
-        return sorted(ALGORITHMS, key=lambda a: -metrics[(p, a)]["delivered_bytes_at"])
+        return sorted(GRADED, key=lambda a: -metrics[(p, a)]["delivered_bytes_at"])
 
     ess_first = [p for p in PATHS if ranked(p)[0] == "ess"]
     bbr_last = [p for p in PATHS if ranked(p)[-1] == "bbr"]
@@ -293,7 +399,7 @@ def _delivered(report: Report, metrics: dict) -> None:
         ],
         judge(
             len(ess_first) == len(PATHS) and len(bbr_last) == len(PATHS),
-            len(ess_first) > len(PATHS) / 2,
+            False,
             f"ESS first on {len(ess_first)}, BBR last on {len(bbr_last)} of {len(PATHS)} paths; order per path: "
             + "; ".join(f"{p.label}: {' > '.join(ranked(p))}" for p in PATHS),
         ),
@@ -306,8 +412,9 @@ def _delivered(report: Report, metrics: dict) -> None:
         [Value(f"ESS / BBR delivered after {START_UP_RTPROP} RTprop, {p.label}", None, g) for p, g in zip(PATHS, gap)],
         judge(
             rho is not None and rho >= 0.8,
-            rho is not None and rho >= 0.5,
-            f"rank correlation of the ESS/BBR ratio with cwnd_best: {rho:.2f} (reproduced at 0.8 or more, in trend at 0.5)"
+            False,
+            f"rank correlation of the ESS/BBR ratio with cwnd_best: {rho:.2f} (the paper states an order, no "
+            "magnitude: reproduced at 0.8 or more)"
             if rho is not None
             else "no variation",
         ),
@@ -315,17 +422,10 @@ def _delivered(report: Report, metrics: dict) -> None:
 
 
 def _rtt(report: Report, metrics: dict) -> None:
-    smaller = [p for p in FIGURE8 if metrics[(p, "stopeg")]["peak_rtt_ms"] < metrics[(p, "ess")]["peak_rtt_ms"]]
-    report.add(
-        "Figure 8",
-        "StopEG almost always has a smaller RTT than ESS",
-        [Value(f"peak RTT {a}, {p.label}", None, metrics[(p, a)]["peak_rtt_ms"], "ms") for p in FIGURE8 for a in ("stopeg", "ess")],
-        judge(len(smaller) >= len(FIGURE8) - 1, len(smaller) > len(FIGURE8) / 2, f"StopEG's peak below ESS's on {len(smaller)} of {len(FIGURE8)} panels"),
-    )
     larger = [
         p
         for p in FIGURE8
-        if all(metrics[(p, a)]["peak_rtt_ms"] > metrics[(p, "ess")]["peak_rtt_ms"] for a in ("cubic", "bbr", "newreno"))
+        if all(metrics[(p, a)]["peak_rtt_ms"] >= MUCH * metrics[(p, "ess")]["peak_rtt_ms"] for a in ("cubic", "bbr", "newreno"))
     ]
     report.add(
         "Figure 8",
@@ -333,8 +433,8 @@ def _rtt(report: Report, metrics: dict) -> None:
         [Value(f"peak RTT {a}, {p.label}", None, metrics[(p, a)]["peak_rtt_ms"], "ms") for p in FIGURE8 for a in ("ess", "cubic", "bbr", "newreno")],
         judge(
             len(larger) == len(FIGURE8),
-            len(larger) > len(FIGURE8) / 2,
-            f"all three above ESS on {len(larger)} of {len(FIGURE8)} panels",
+            False,
+            f"all three at least {MUCH:g} x ESS's peak on {len(larger)} of {len(FIGURE8)} panels",
         ),
     )
 
@@ -346,7 +446,7 @@ def _table(report: Report, metrics: dict) -> None:
     report.tables.append(
         Table(
             "Start-up per path and algorithm",
-            ["path", "cwnd_best (B)", "algorithm", "exit window / cwnd_best", "time to cwnd_best (ms)", "peak inflight / cwnd_best", "peak RTT (ms)", "losses"],
+            ["path", "cwnd_best (B, wire)", "algorithm", "exit window / cwnd_best", "time to cwnd_best (ms)", "peak inflight / cwnd_best", "peak RTT (ms)", "losses"],
             [
                 [p.label, f"{p.cwnd_best:.0f}", a, "-" if m["exit_over_best"] is None else f"{m['exit_over_best']:.2f}", ms(m["time_to_best_s"]), f"{m['peak_inflight_over_best']:.2f}", f"{m['peak_rtt_ms']:.1f}", str(m["losses"])]
                 for p in PATHS
@@ -367,7 +467,7 @@ def _panel_figure(
                 t = traces[(p, a)].filter(pl.col("t") <= START_UP_RTPROP * p.rtprop)
                 ax.plot(t["t"], t[column] * scale, label=a, lw=1)
             if best:
-                ax.axhline(p.cwnd_best * scale, color="k", ls="--", lw=0.8, label="cwnd_best")
+                ax.axhline(p.best_payload * scale, color="k", ls="--", lw=0.8, label="cwnd_best (payload bytes)")
             ax.set_title(p.label)
             ax.set_xlabel("time (s)")
             ax.set_ylabel(ylabel)
@@ -382,8 +482,8 @@ def _panel_figure(
 
 def _figures(report: Report, traces: dict) -> None:
     report.figures += [
-        _panel_figure("figure5.png", "Inflight data vs time, 10 Mbps (Figure 5)", FIGURE5, traces, "inflight", 1, "inflight (bytes)", True),
-        _panel_figure("figure6.png", "Inflight data vs time, 22 ms (Figure 6)", FIGURE6, traces, "inflight", 1, "inflight (bytes)", True),
-        _panel_figure("figure7.png", "Data delivered vs time (Figure 7)", FIGURE5, traces, "delivered", 1e-6, "delivered (MB)", False),
+        _panel_figure("figure5.png", "Inflight data vs time, 10 Mbps (Figure 5)", FIGURE5, traces, "inflight", 1, "inflight (payload bytes)", True),
+        _panel_figure("figure6.png", "Inflight data vs time, 22 ms (Figure 6)", FIGURE6, traces, "inflight", 1, "inflight (payload bytes)", True),
+        _panel_figure("figure7.png", "Data delivered vs time (Figure 7)", FIGURE5, traces, "delivered", 1e-6, "delivered (MB of payload)", False),
         _panel_figure("figure8.png", "RTT vs time (Figure 8)", FIGURE8, traces, "rtt", 1000, "RTT (ms)", False),
     ]

@@ -13,16 +13,31 @@ from __future__ import annotations
 import math
 import statistics
 from pathlib import Path
-from typing import Any
+import dataclasses
+from typing import Any, Optional
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce.report import Figure, Report, Value, judge
-from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Web
+from tcpstart.reproduce.report import (
+    Choice,
+    Figure,
+    Report,
+    Table,
+    Value,
+    Verdict,
+    judge,
+    judge_effect,
+    judge_ratio,
+    mean_ci,
+    judge_values,
+    ratio_effect,
+)
+from tcpstart.scenario import Aqm, Dumbbell, Flow, Scenario, Tcp, Web
 
 MSS = 1460
 NETWORK = Dumbbell(rate="5Mbps", rtt="64ms", queue="60pkt")
@@ -36,6 +51,10 @@ SCHEMES = {"slow_start": "newreno", "jump_start": "jump-start"}
 # largest one shown makes Slow Start win, so we run one size beyond the figure.
 FIGURE1_SIZES = [1, 2, 4, 8, 16, 32, 64]
 FOOTNOTE4_SIZE = 128
+# Deterministic runs: differences below 1 % are "no difference".
+RESOLUTION = 1.0  # percentage points of improvement
+# Trend band of every magnitude claim: the direction and within a factor 2 of the paper's.
+BAND = 2.0
 
 
 def _save(fig: Any, path: Path) -> None:
@@ -44,13 +63,13 @@ def _save(fig: Any, path: Path) -> None:
     plt.close(fig)
 
 
-def _single_flow(algorithm: str, packets: int) -> Scenario:
-    return Scenario(NETWORK, [Flow(algorithm, size=packets * MSS)], tcp=TCP, duration="60s")
+def _single_flow(algorithm: str, packets: int, tcp: Tcp = TCP) -> Scenario:
+    return Scenario(NETWORK, [Flow(algorithm, size=packets * MSS)], tcp=tcp, duration="60s")
 
 
-def _figure1(report: Report) -> None:
+def _figure1_rows(tcp: Tcp) -> list[dict[str, Any]]:
     sizes = FIGURE1_SIZES + [FOOTNOTE4_SIZE]
-    runs = [_single_flow(a, n) for n in sizes for a in ("newreno", "jump-start")]
+    runs = [_single_flow(a, n, tcp) for n in sizes for a in ("newreno", "jump-start")]
     results = run_many(runs, progress="jump-start: single flows")
     rows = []
     for i, n in enumerate(sizes):
@@ -70,56 +89,99 @@ def _figure1(report: Report) -> None:
                 "jump_start_drops": js["drops"],
             }
         )
+    return rows
+
+
+def _figure1(report: Report) -> None:
+    rows = _figure1_rows(TCP)
     report.data["figure1"] = rows
     by_size = {r["packets"]: r for r in rows}
+    mid_claim = _figure1_mid(report, rows, FIGURE1_KEY)
+    # Sensitivities: durations from the SYN (our TCP has a handshake), and delayed ACKs.
+    scratch = Report("scratch", "", "", "", quick=False)
+    from_syn = _figure1_mid(scratch, rows, "improvement_percent")
+    dack_rows = _figure1_rows(dataclasses.replace(TCP, delayed_ack=True))
+    report.data["figure1_delayed_acks"] = dack_rows
+    dack = _figure1_mid(scratch, dack_rows, FIGURE1_KEY)
+    report.choices += [
+        Choice(
+            "Figure 1: where a duration starts",
+            "at the first data segment",
+            "ns-2's one-way TCP agents have no handshake; ours does, one RTT that both schemes pay",
+            f"from the SYN: **{from_syn.verdict.value}** ({from_syn.reason}) against **{mid_claim.verdict.value}**"
+            + ("; the verdict changes" if from_syn.verdict is not mid_claim.verdict else "; same verdict"),
+        ),
+        Choice(
+            "Receiver ACK policy",
+            "an ACK for every segment",
+            "ns-2's default sink (Agent/TCPSink) in the paper's runs does not delay ACKs",
+            f"delayed ACKs (every 2 segments): Figure 1 **{dack.verdict.value}** ({dack.reason})"
+            + ("; the verdict changes" if dack.verdict is not mid_claim.verdict else "; same verdict"),
+        ),
+    ]
 
-    one = by_size[1]["improvement_percent"]
+    one = by_size[1][FIGURE1_KEY]
     report.add(
         "Figure 1",
         "a 1-packet transfer takes the same time with both schemes",
         [Value("improvement, 1 packet", 0.0, one, "%")],
-        judge(abs(one) < 1.0, False, f"Jump Start is {one:+.1f}% faster for one packet"),
+        judge(abs(one) <= RESOLUTION, False, f"Jump Start is {one:+.1f}% faster for one packet (same: within {RESOLUTION:g} %)"),
     )
-    two = by_size[2]["improvement_percent"]
+    two = by_size[2][FIGURE1_KEY]
     report.add(
         "Figure 1",
         "for 2 packets Slow Start is faster, because Jump Start paces the two packets",
         [Value("improvement, 2 packets", None, two, "%")],
-        judge(two < 0, False, f"Jump Start is {two:+.1f}% faster for two packets"),
+        judge(two < -RESOLUTION, False, f"Jump Start is {two:+.1f}% faster for two packets"),
     )
-    mid = [r for r in rows if 2 < r["packets"] <= FIGURE1_SIZES[-1]]
-    values = [Value(f"improvement, {r['packets']} packets", None, r["improvement_percent"], "%") for r in mid]
-    lo, hi = min(v.ours for v in values), max(v.ours for v in values)
-    drops = sum(r["jump_start_drops"] + r["slow_start_drops"] for r in rows if r["packets"] <= FIGURE1_SIZES[-1])
-    report.add(
-        "Figure 1",
-        "for transfers over 2 packets Jump Start improves the duration by 10-40+%, with no drops",
-        values,
-        judge(
-            lo >= 10 and hi >= 40 and drops == 0,
-            lo > 0 and drops == 0,
-            f"improvements from {lo:.1f}% to {hi:.1f}%, {drops} drops in all these runs; counted from the first "
-            f"data segment instead of the SYN (ns-2's one-way TCP has no handshake) they range from "
-            f"{min(r['improvement_from_first_data_percent'] for r in mid):.1f}% to "
-            f"{max(r['improvement_from_first_data_percent'] for r in mid):.1f}%",
-        ),
-    )
+    report.claims.append(report.claims.pop(report.claims.index(mid_claim)))
     beyond = by_size[FOOTNOTE4_SIZE]
     report.add(
         "Footnote 4",
         "at the next power of two Slow Start outperforms Jump Start",
         [Value(f"improvement, {FOOTNOTE4_SIZE} packets", None, beyond["improvement_percent"], "%")],
         judge(
-            beyond["improvement_percent"] < 0,
+            beyond[FIGURE1_KEY] < -RESOLUTION,
             False,
-            f"Jump Start is {beyond['improvement_percent']:+.1f}% faster, with {beyond['jump_start_drops']} drops "
+            f"Jump Start is {beyond[FIGURE1_KEY]:+.1f}% faster, with {beyond['jump_start_drops']} drops "
             f"(Slow Start: {beyond['slow_start_drops']})",
         ),
     )
 
+    _figure1_draw(report, rows)
+
+
+# Figure 1 is graded on durations from the first data segment, as ns-2's handshake-less agents.
+FIGURE1_KEY = "improvement_from_first_data_percent"
+
+
+def _figure1_mid(report: Report, rows: list[dict[str, Any]], key: str) -> Any:
+    """"For transfers over 2 packets Jump Start improves the duration by 10-40+%, with no drops":
+    every size inside [10 %, open], the largest at 40 % or more, no drops; in trend within a factor
+    2 of the range and still no drops."""
+    mid = [r for r in rows if 2 < r["packets"] <= FIGURE1_SIZES[-1]]
+    values = [Value(f"improvement, {r['packets']} packets", None, r[key], "%", paper_range=(10.0, None)) for r in mid]
+    lo, hi = min(v.ours for v in values), max(v.ours for v in values)
+    drops = sum(r["jump_start_drops"] + r["slow_start_drops"] for r in rows if r["packets"] <= FIGURE1_SIZES[-1])
+    verdict, rule = judge_values(values, 0.0, "improvements", BAND)
+    if verdict is Verdict.REPRODUCED and hi < 40:
+        verdict = Verdict.TREND
+    if drops:
+        verdict = Verdict.NOT
+    return report.add(
+        "Figure 1",
+        "for transfers over 2 packets Jump Start improves the duration by 10-40+%, with no drops",
+        values,
+        (verdict, f"improvements from {lo:.1f}% to {hi:.1f}% (the paper's top reaches 40 % or more), {drops} drops. {rule}"),
+    )
+
+
+def _figure1_draw(report: Report, rows: list[dict[str, Any]]) -> None:
     def draw(path: Path) -> None:
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.plot([r["packets"] for r in rows], [r["improvement_percent"] for r in rows], "o-", label="tcpstart")
+        x = [r["packets"] for r in rows]
+        ax.plot(x, [r[FIGURE1_KEY] for r in rows], "o-", label="tcpstart, from the first data segment (graded)")
+        ax.plot(x, [r["improvement_percent"] for r in rows], "x:", label="tcpstart, from the SYN")
         ax.axhline(0, color="grey", lw=0.8)
         ax.axhspan(10, 40, color="tab:orange", alpha=0.15, label="paper: 10-40+% for > 2 packets")
         ax.set_xscale("log", base=2)
@@ -177,22 +239,36 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b > 0 else (float("inf") if a > 0 else 1.0)
 
 
+def _signature(row: dict[str, Any]) -> tuple[float, ...]:
+    """What a run's connections experienced, whatever the interval."""
+    return tuple(
+        round(row[k], 9)
+        for k in ("slow_start_median_duration_s", "jump_start_median_duration_s", "slow_start_drop_rate", "jump_start_drop_rate")
+    )
+
+
 def _drop_ratio_claim(
-    report: Report, rows: list[dict[str, Any]], paper: float, accept: tuple[float, float], statement: str, where: str
+    report: Report, rows: list[dict[str, Any]], accept: tuple[float, Optional[float]], statement: str, where: str
 ) -> None:
-    """Reproduced when Jump Start's drop rate over Slow Start's lies in `accept` at every interval
-    of `rows`; in trend when Jump Start's is the higher at all of them."""
-    values = [Value(f"drop-rate ratio JS/SS, interval {r['interval_s']:g} s", paper, r["drop_rate_ratio"]) for r in rows]
-    inside = [v for v in values if accept[0] <= v.ours <= accept[1]]
+    """Jump Start's drop rate over Slow Start's against the paper's range of ratios `accept`, graded by
+    `judge_ratio` at every interval of `rows`; the claim takes the worst grade."""
+    values = [
+        Value(f"drop-rate ratio JS/SS, interval {r['interval_s']:g} s", None, r["drop_rate_ratio"], paper_range=accept)
+        for r in rows
+    ]
+    grades = [judge_ratio(v.ours, accept, BAND, 0.0, "ratio")[0] for v in values]
+    verdict = Verdict.NOT if not grades or Verdict.NOT in grades else (
+        Verdict.TREND if Verdict.TREND in grades else Verdict.REPRODUCED
+    )
+    rule = f"{grades.count(Verdict.REPRODUCED)} of {len(values)} {where} intervals inside, {grades.count(Verdict.TREND)} within the band (factor {BAND:g})"
+    hi = "open" if accept[1] is None else f"{accept[1]:g}"
     report.add(
         "Figure 2, section III-C",
         statement,
         values,
-        judge(
-            len(inside) == len(values),
-            all(v.ours > 1 for v in values),
-            f"ratio in [{accept[0]:g}, {accept[1]:g}] at {len(inside)} of {len(values)} {where} intervals (in trend when "
-            "Jump Start's is higher at all); "
+        (
+            verdict,
+            f"ratio range [{accept[0]:g}, {hi}]; {rule}; "
             + ", ".join(f"SS {100 * r['slow_start_drop_rate']:.2f}% vs JS {100 * r['jump_start_drop_rate']:.2f}%" for r in rows),
         ),
     )
@@ -215,35 +291,38 @@ def _figure2(report: Report, quick: bool) -> None:
             }
         )
     report.data["figure2"] = rows
-    calm = [r for r in rows if r["interval_s"] >= NO_CONTENTION_S]
-    busy = [r for r in rows if r["interval_s"] < NO_CONTENTION_S]
+    # Contention is read from the runs, not from the interval: once connections no longer overlap,
+    # every longer interval gives the same per-connection outcome. Those runs count once.
+    alone = _signature(rows[-1])
+    calm_all = [r for r in rows if _signature(r) == alone]
+    calm = [calm_all[0]]
+    busy = [r for r in rows if _signature(r) != alone]
+    calm_text = ", ".join(f"{r['interval_s']:g}" for r in calm_all)
+    report.data["figure2_uncontended_intervals_s"] = [r["interval_s"] for r in calm_all]
 
-    values = [Value(f"improvement, interval {r['interval_s']:g} s", 7.0, r["improvement_percent"], "%") for r in calm]
-    near = [v for v in values if abs(v.ours - 7.0) <= 5.0]
+    paper = Value("improvement without contention", 7.0, None, "%")
+    improvement = calm[0]["improvement_percent"]
+    verdict, rule = judge_effect(improvement, paper, 0.5, BAND, RESOLUTION, "improvement (%)")
     report.add(
         "Figure 2, section III-C",
         "at intervals of at least 1 s Jump Start and Slow Start perform similarly, Jump Start about 7% better",
-        values,
-        judge(
-            len(near) == len(values),
-            all(abs(v.ours) <= 20 for v in values),
-            f"reproduced when every no-contention improvement is within 5 points of 7%, in trend when "
-            f"within +-20% (similar); ours: {', '.join(f'{v.ours:+.1f}%' for v in values)}",
-        ),
+        [Value(f"improvement, intervals {calm_text} s (identical runs, counted once)", 7.0, improvement, "%")],
+        (verdict, f"{rule} (reproduced within 50 % of 7 %, i.e. 3.5-10.5 %)"),
     )
-    ss_wins = [r for r in busy if r["improvement_percent"] < 0]
+    ss_wins = [r for r in busy if r["improvement_percent"] < -RESOLUTION]
     report.add(
         "Figure 2, section III-C",
         "with contention (intervals under 1 s) Slow Start has the shorter median duration",
         [Value(f"improvement, interval {r['interval_s']:g} s", None, r["improvement_percent"], "%") for r in busy],
         judge(
-            len(ss_wins) == len(busy),
-            len(ss_wins) > len(busy) / 2,
-            f"Slow Start faster at {len(ss_wins)} of {len(busy)} contended intervals",
+            bool(busy) and len(ss_wins) == len(busy),
+            False,
+            f"Slow Start faster (by more than {RESOLUTION:g} %) at {len(ss_wins)} of {len(busy)} contended intervals; "
+            f"intervals {calm_text} s give the uncontended outcome and are not counted here",
         ),
     )
-    _drop_ratio_claim(report, calm, 4.0, (4.0, math.inf), "without contention Jump Start's loss rate is over four times Slow Start's", "no-contention")
-    _drop_ratio_claim(report, busy, 2.0, (1.5, 3.0), "with contention Jump Start's loss rate is roughly twice Slow Start's", "contended")
+    _drop_ratio_claim(report, calm, (4.0, None), "without contention Jump Start's loss rate is over four times Slow Start's", "no-contention")
+    _drop_ratio_claim(report, busy, (1.5, 3.0), "with contention Jump Start's loss rate is roughly twice Slow Start's", "contended")
     swings = [r for r in busy if not 1 / 3 <= r["jump_start_median_duration_s"] / r["slow_start_median_duration_s"] <= 3]
     if swings:
         report.notes.append(
@@ -278,6 +357,86 @@ def _figure2(report: Report, quick: bool) -> None:
         _save(fig, path)
 
     report.figures.append(Figure("figure2.png", "Median connection duration and drop rate vs interval between connection starts", draw))
+
+
+# Section IV-B: AQM. The paper argues without an experiment that a network with AQM "would be in a
+# better position to absorb Jump Start induced bursts of traffic and protect competing
+# connections". We run Figure 2's contended setting with half of each side's connections Jump
+# Start and half Slow Start, interleaved, under drop-tail, RED and CoDel (same 60-packet buffer).
+AQM_INTERVALS = [0.1, 0.3]
+AQMS = {"drop-tail": None, "RED": Aqm("red"), "CoDel": Aqm("codel")}
+
+
+def _mixed(mix: str, interval: float, aqm: Optional[Aqm]) -> Scenario:
+    """Figure 2's network; `mix` "slow_start" (all), "jump_start" (all) or "mixed": each side
+    alternates Jump Start and Slow Start connections one interval apart."""
+    network = Dumbbell(
+        rate="5Mbps", rtt="64ms", queue="60pkt", hosts=CONNECTIONS_PER_SIDE, access_rate="50Mbps", aqm=aqm,
+        reverse_aqm=aqm,
+    )
+    size = CONNECTION_PACKETS * MSS
+    half = CONNECTIONS_PER_SIDE // 2
+    flows = []
+    for side, offset, direction in (("left", 0.0, None), ("right", interval, "reverse")):
+        for k, algo in enumerate(("jump-start", "newreno")):
+            chosen = algo if mix == "mixed" else SCHEMES[mix]
+            flows.append(
+                Flow(chosen, size=size, count=half, start=f"{offset + 2 * k * interval:g}s", interval=f"{4 * interval:g}s",
+                     class_=f"{side}-{'js' if algo == 'jump-start' else 'ss'}", direction=direction)
+            )
+    duration = 2 * CONNECTIONS_PER_SIDE * interval + FIGURE2_TAIL_S
+    return Scenario(network, flows, tcp=TCP, duration=f"{duration:g}s")
+
+
+def _aqm(report: Report, quick: bool) -> None:
+    intervals = AQM_INTERVALS[:1] if quick else AQM_INTERVALS
+    keys = [(i, q, mix) for i in intervals for q in AQMS for mix in ("slow_start", "mixed")]
+    results = run_many([_mixed(m, i, AQMS[q]) for i, q, m in keys], progress="jump-start: AQM")
+    stats: dict[tuple[float, str, str], dict[str, float]] = {}
+    for (i, q, m), r in zip(keys, results):
+        flows = r.raw_summary["flows"]
+        # The Slow Start connections at the positions that are Slow Start in the mixed runs.
+        ss = [f for f in flows if f["class"].endswith("-ss")]
+        js = [f for f in flows if f["class"].endswith("-js")]
+        stats[(i, q, m)] = {
+            "ss_median_s": _connection_stats(ss)["median_duration_s"],
+            "js_median_s": _connection_stats(js)["median_duration_s"],
+            "drop_rate": _connection_stats(flows)["drop_rate"],
+        }
+    report.data["aqm"] = [{"interval_s": i, "queue": q, "mix": m, **v} for (i, q, m), v in stats.items()]
+    rows, values, protected = [], [], 0
+    for i in intervals:
+        harm = {q: stats[(i, q, "mixed")]["ss_median_s"] / stats[(i, q, "slow_start")]["ss_median_s"] for q in AQMS}
+        for q in AQMS:
+            rows.append([f"{i:g} s", q, stats[(i, q, "slow_start")]["ss_median_s"], stats[(i, q, "mixed")]["ss_median_s"],
+                         harm[q], stats[(i, q, "mixed")]["js_median_s"], 100 * stats[(i, q, "mixed")]["drop_rate"]])
+        for q in ("RED", "CoDel"):
+            values.append(Value(f"interval {i:g} s: Slow Start slowdown beside Jump Start, {q} (drop-tail {harm['drop-tail']:.3f})",
+                                None, harm[q]))
+            # Protection: Slow Start's slowdown next to Jump Start is smaller than under drop-tail by
+            # more than the resolution.
+            protected += harm[q] < harm["drop-tail"] * (1 - RESOLUTION / 100)
+    report.tables.append(
+        Table(
+            "Section IV-B: Slow Start connections beside Jump Start, by queue discipline (Figure 2 setting, 60-packet buffer)",
+            ["interval", "queue", "SS median, all SS (s)", "SS median, mixed (s)", "SS slowdown", "JS median, mixed (s)",
+             "drop rate, mixed (%)"],
+            rows,
+        )
+    )
+    n = 2 * len(intervals)
+    report.add(
+        "Section IV-B",
+        "AQM absorbs Jump Start's bursts and protects competing connections (an argument; the paper runs no experiment)",
+        values,
+        judge(
+            protected == n,
+            False,
+            f"the Slow Start connections' slowdown beside Jump Start (median in the mixed run over the all-Slow-Start "
+            f"run) is smaller than under drop-tail in {protected} of {n} AQM/interval cases (by more than "
+            f"{RESOLUTION:g} %)",
+        ),
+    )
 
 
 # Figure 4 (section IV-A): the web workload has random page and object sizes, so several seeds.
@@ -319,6 +478,25 @@ def _web_stats(flows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _effect(
+    ours: Optional[float],
+    paper: tuple[float, Optional[float]],
+    per_seed: list[Optional[float]],
+    because: str,
+    log: bool = False,
+) -> tuple[Verdict, str]:
+    """An effect pooled over the seeds against the paper's range (log-ratio effects take the range
+    as ratios); no difference when the 95 % CI over the seeds' effects covers 0."""
+    xs = [x for x in per_seed if x is not None and math.isfinite(x)]
+    _, lo, hi = mean_ci(xs) if xs else (0.0, -math.inf, math.inf)
+    noise = 0.0 if lo > 0 or hi < 0 else abs(ours or 0.0)
+    if log:
+        verdict, rule = judge_ratio(None if ours is None else math.exp(ours), paper, BAND, noise, "ratio")
+        return verdict, f"{because}: {rule} (per-seed 95 % CI of the log ratio {lo:.3g} to {hi:.3g})"
+    verdict, rule = judge_effect(ours, Value("", None, None, paper_range=paper), 0.0, BAND, noise, "effect")
+    return verdict, f"{because}: {rule} (per-seed 95 % CI {lo:.3g} to {hi:.3g})"
+
+
 def _figure4(report: Report, quick: bool) -> None:
     seeds = WEB_SEEDS_QUICK if quick else WEB_SEEDS
     runs = [_web(a, seed) for seed in seeds for a in SCHEMES.values()]
@@ -351,7 +529,13 @@ def _figure4(report: Report, quick: bool) -> None:
             Value("25th percentile duration, Slow Start", None, ss["p25_s"], "s"),
             Value("25th percentile duration, Jump Start", None, js["p25_s"], "s"),
         ],
-        judge(p25_ratio > 2, p25_ratio > 1, f"Slow Start's 25th percentile is {p25_ratio:.2f} x Jump Start's (pooled over {len(seeds)} seeds)"),
+        _effect(
+            ratio_effect(p25_ratio),
+            (2.0, None),
+            [ratio_effect(s["slow_start"]["p25_s"] / s["jump_start"]["p25_s"]) for s in per_seed],
+            f"Slow Start's 25th percentile is {p25_ratio:.2f} x Jump Start's (pooled over {len(seeds)} seeds)",
+            log=True,
+        ),
     )
     # "Once the connection duration reaches approximately 1 second": compare the durations at the
     # quantiles where Slow Start's duration is 1 s or more.
@@ -366,9 +550,9 @@ def _figure4(report: Report, quick: bool) -> None:
         [Value("largest |JS/SS - 1| at quantiles where SS takes >= 1 s", None, worst), Value("|JS/SS - 1| at the 25th percentile", None, short_gap)],
         judge(
             bool(gaps) and worst <= 0.2,
-            bool(gaps) and worst < short_gap,
+            False,
             f"{len(long_qs)} of the 1%..99% quantiles of Slow Start are >= 1 s; there the durations differ by at most "
-            f"{worst:.0%} (reproduced when <= 20%; in trend when less than the {short_gap:.0%} gap at the 25th percentile)",
+            f"{worst:.0%} (reproduced when <= 20%; the gap at the 25th percentile is {short_gap:.0%})",
         ),
     )
     more = 100 * (js["no_loss_fraction"] - ss["no_loss_fraction"])
@@ -380,7 +564,12 @@ def _figure4(report: Report, quick: bool) -> None:
             Value("connections without loss, Slow Start", None, 100 * ss["no_loss_fraction"], "%"),
             Value("connections without loss, Jump Start", None, 100 * js["no_loss_fraction"], "%"),
         ],
-        judge(5 <= more <= 15, more > 0, f"{more:+.1f} points (reproduced within 10 +- 5 points, in trend when positive)"),
+        _effect(
+            more,
+            (5.0, 15.0),
+            [100 * (s["jump_start"]["no_loss_fraction"] - s["slow_start"]["no_loss_fraction"]) for s in per_seed],
+            f"{more:+.1f} points (the paper's 10 read as 5-15)",
+        ),
     )
     loss_ratio = _ratio(js["drop_rate"], ss["drop_rate"])
     report.add(
@@ -391,7 +580,13 @@ def _figure4(report: Report, quick: bool) -> None:
             Value("drop rate, Slow Start", None, 100 * ss["drop_rate"], "%"),
             Value("drop rate, Jump Start", None, 100 * js["drop_rate"], "%"),
         ],
-        judge(1.5 <= loss_ratio <= 3, loss_ratio > 1, f"Jump Start's drop rate is {loss_ratio:.2f} x Slow Start's (reproduced in [1.5, 3], in trend when above 1)"),
+        _effect(
+            ratio_effect(loss_ratio),
+            (1.5, 3.0),
+            [ratio_effect(_ratio(s["jump_start"]["drop_rate"], s["slow_start"]["drop_rate"])) for s in per_seed],
+            f"Jump Start's drop rate is {loss_ratio:.2f} x Slow Start's (\"about twice\" read as 1.5-3)",
+            log=True,
+        ),
     )
     incomplete = ss["incomplete"] + js["incomplete"]
     if incomplete:
@@ -407,6 +602,10 @@ def _figure4(report: Report, quick: bool) -> None:
             cdf(left, pooled[name]["durations"], label, style)
             cdf(right, [100 * r for r in pooled[name]["drop_rates"]], label, style)
         left.set_xscale("log")
+        # Fixed 1-2-5 labels: matplotlib's minor-tick labels on a log axis under two decades overlap.
+        left.xaxis.set_major_locator(matplotlib.ticker.FixedLocator([0.1, 0.2, 0.5, 1, 2, 5, 10, 20]))
+        left.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        left.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
         left.set_xlabel("connection duration (s)")
         right.set_xlabel("per-connection drop rate (%)")
         for ax in (left, right):
@@ -416,6 +615,16 @@ def _figure4(report: Report, quick: bool) -> None:
         _save(fig, path)
 
     report.figures.append(Figure("figure4.png", "CDFs of connection duration and per-connection drop rate under the web workload", draw))
+
+
+OUT_OF_SCOPE = [
+    ("Section IV-A, Figure 3", "ICSI trace: 3.1 M connections, rates Jump Start would use", "the trace is not public"),
+    ("Section IV-C, Figure 5", "Witty-worm bandwidths, advertised-window reductions", "the data are not public"),
+    ("Section IV-D", "rate caps and target-time policies", "a policy discussion with no experiment or numbers"),
+    ("Section IV-E", "end-system hints, preferential drop", "a design discussion with no experiment or numbers"),
+    ("Section V", "mixtures of Jump Start and Slow Start, other RTTs and bandwidths",
+     "future work in the paper; a mixture is run under Section IV-B above, other RTTs and rates not in this version"),
+]
 
 
 def reproduce(quick: bool) -> Report:
@@ -445,6 +654,9 @@ def reproduce(quick: bool) -> Report:
     _figure1(report)
     _figure2(report, quick)
     _figure4(report, quick)
+    _aqm(report, quick)
+    for source, statement, reason in OUT_OF_SCOPE:
+        report.out_of_scope(source, statement, reason)
     report.notes.append(
         "Figure 1's individual values are only drawn in the paper; the text gives the range (10-40+% "
         "for more than 2 packets), so the per-size rows compare with that range rather than with numbers."

@@ -14,6 +14,7 @@ Figures 4/5 (RTT 0.11674 s) and 8/9 (0.32836 s) show cwnd and the sent sequence 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -27,9 +28,20 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce.report import Figure, Report, Value, judge, judge_values, rank_correlation
+from tcpstart.reproduce.report import (
+    Choice,
+    Direction,
+    Figure,
+    Report,
+    Value,
+    Table as ReportTable,
+    direction,
+    judge,
+    judge_values,
+    rank_correlation,
+)
 from tcpstart.results import Result
-from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace
+from tcpstart.scenario import AckCompression, Dumbbell, Flow, Scenario, Tcp, Trace
 
 MSS = 1460
 SIZE = 10_000_000  # "a 10 MB file": OPNET's MB is 10^6 bytes (ours too)
@@ -121,6 +133,10 @@ PAPER_FIG5_RTT = 0.343
 TOL_RTT = 0.01
 TOL_CWND = 0.02
 TOL_DIFF = 0.25
+# Trend band of the connection-time differences: the direction and within a factor 2 of the paper's.
+BAND_DIFF = 2.0
+# A deterministic run: differences below 1 % of the value are "no difference".
+RESOLUTION = 0.01
 RTO_INITIAL = 1.0  # s, Table 1
 
 
@@ -260,7 +276,7 @@ class Table:
     runs: dict[tuple[float, str], Run]
 
 
-def run_table(name: str, path: str, rate: float, rows: list[Row]) -> Table:
+def run_table(name: str, path: str, rate: float, rows: list[Row], calibrate: bool = True) -> Table:
     # Our own first-pair RTT with no propagation (serialisation and the router cap only).
     zero = analyse(run_many([scenario(rate, 0.0, 0.0, "modified-swift-start", size=8 * MSS)])[0])
     assert zero.rtt1 is not None
@@ -268,8 +284,9 @@ def run_table(name: str, path: str, rate: float, rows: list[Row]) -> Table:
     if extra < 0:
         raise RuntimeError(f"{path}: our zero-delay RTT {zero.rtt1:.5f} s exceeds the paper's fixed latency")
     # The paper's RTT less 2 x link delay is the same on every row: latency that is not on the
-    # bottleneck link. We put it on the four access links so the bottleneck delay is the paper's.
-    access = extra / 4
+    # bottleneck link. We put it on the four access links so the bottleneck delay is the paper's
+    # (without `calibrate`, the sensitivity run: no access delay at all).
+    access = extra / 4 if calibrate else 0.0
     scns = [scenario(rate, r.link_delay, access, a) for r in rows for a in ALGOS]
     results = run_many(scns, progress=f"modified-swift-start: {name} ({path})")
     runs = {(r.link_delay, a): analyse(res) for (r, a), res in zip([(r, a) for r in rows for a in ALGOS], results)}
@@ -329,9 +346,27 @@ def _table_claims(report: Report, t: Table) -> list[dict[str, Optional[float]]]:
     )
     for col, statement, unit, tolerance, what, extra in columns:
         v = values(col, unit)
-        verdict, reason = judge_values(v, tolerance, what)
-        report.add(t.name, f"{t.path}: {statement} per link delay", v, (verdict, reason + _largest(v) + extra))
+        verdict, reason = judge_values(v, tolerance, what, BAND_DIFF)
+        if col == "time_diff":
+            report.add(t.name, f"{t.path}: {statement} per link delay", v, (verdict, reason + _largest(v) + extra))
+        else:
+            # The RTT is calibrated from the paper's own RTT column (access delays, see the notes)
+            # and every window is RTT x MSS / frame time: these compare inputs and formulas.
+            why = _CHECK_WHY[col]
+            report.check(
+                t.name, f"{t.path}: {statement} per link delay", v, verdict.value == "reproduced", f"{why} {reason}{_largest(v)}{extra}"
+            )
     return ours
+
+
+_CHECK_WHY = {
+    "rtt": "Our RTT is set from the paper's RTT column (access delay = the paper's fixed latency less our "
+    "zero-delay RTT), so this checks the calibration, not a result.",
+    "first_cwnd": "The window is RTT x MSS / pair gap, the RTT calibrated and the gap one frame time of the "
+    "bottleneck: this checks the formula and the framing, not an independent outcome.",
+    "second_cwnd": "The second window is the second pair's RTT x MSS / gap, again a formula of the calibrated "
+    "RTT and the frame time.",
+}
 
 
 def _largest(values: list[Value]) -> str:
@@ -349,16 +384,19 @@ def _gain_grows_with_rtt(
     gains = [o["time_diff"] or math.nan for o in ours]
     rho = rank_correlation(rtts, gains)
     paper_rho = rank_correlation([r.rtt for r in t.rows], [r.time_diff for r in t.rows])
-    steps = sum(b > a for a, b in zip(gains, gains[1:]))
+    # Each step must rise by more than the resolution of a deterministic run; a rank alone is not
+    # enough, and the magnitudes are judged by the per-delay claim.
+    steps = sum(direction(b, a, RESOLUTION)[0] is Direction.HIGHER for a, b in zip(gains, gains[1:]))
     report.add(
         source,
         statement,
         [Value(f"gain at RTT {o['rtt']:.4f} s", r.time_diff, o["time_diff"], "s") for r, o in zip(t.rows, ours)],
         judge(
             steps == len(gains) - 1,
-            rho is not None and rho >= 0.8,
-            f"our gain rises in {steps} of {len(gains) - 1} steps (rank correlation with RTT "
-            f"{_rho(rho)}; the paper's own column: {_rho(paper_rho)})",
+            False,
+            f"our gain rises by more than {RESOLUTION:.0%} in {steps} of {len(gains) - 1} steps (rank correlation "
+            f"with RTT {_rho(rho)}; the paper's own column: {_rho(paper_rho)}, it falls at 0.2 s). The "
+            "magnitudes are judged in the per-delay claim of the same table",
         ),
     )
 
@@ -440,7 +478,7 @@ def _figure_claims(report: Report, t1: Table) -> None:
     assert fig4.gap is not None and fig4.rtt1 is not None and fig4.rtt2 is not None
 
     # Section 4.1: the pair gap, which with the first pair's RTT makes the window.
-    report.add(
+    report.check(
         "Section 4.1",
         "the receiver measures the pair gap as the frame time on the bottleneck: 7.772 ms in "
         "OPNET, (1460 + 20 + 7) x 8 / 1 544 000 = 7.705 ms by the formula",
@@ -452,10 +490,14 @@ def _figure_claims(report: Report, t1: Table) -> None:
             [Value("", PAPER_T1_GAP, fig4.gap), Value("", PAPER_T1_GAP_FORMULA, fig4.gap)],
             TOL_CWND,
             "pair gap",
-        ),
+            BAND_DIFF,
+        )[0].value
+        == "reproduced",
+        "The gap is one frame time of the bottleneck, fixed by the link rate and the frame size: "
+        f"a check of our framing against the paper's (tolerance {TOL_CWND:.0%}).",
     )
     # Figure 4: the second pair waited behind the first; its RTT is two frame times longer.
-    report.add(
+    report.check(
         "Figure 4",
         "the second window is computed from the second pair, whose RTT is longer (0.13228 s "
         "against 0.11674 s) because it was buffered behind the first",
@@ -470,7 +512,11 @@ def _figure_claims(report: Report, t1: Table) -> None:
             ],
             TOL_CWND,
             "increase",
-        ),
+            BAND_DIFF,
+        )[0].value
+        == "reproduced",
+        "The second pair waits two frame times behind the first, so its RTT and window grow by "
+        "two frame times' worth: fixed by the link and the formula, a check.",
     )
     # Figure 5: segments sent in the second RTT.
     _second_round_claim(
@@ -487,11 +533,13 @@ def _figure_claims(report: Report, t1: Table) -> None:
         Value("rate x RTT", PAPER_FIG5_RATE * PAPER_FIG5_RTT, rate * rtt, "B"),
         Value("max RWND", MAX_RWND, rate * rtt, "B"),
     ]
-    report.add(
+    report.check(
         "Figure 5-a",
         "both reach a constant rate, 187 848 bytes/s; rate x RTT = 187 848 x 0.343 = 64 431, about the max RWND",
         [Value("rate", PAPER_FIG5_RATE, rate, "B/s"), Value("RTT", PAPER_FIG5_RTT, rtt, "s"), *product],
-        judge_values(product, 0.05, "rate x RTT"),
+        judge_values(product, 0.05, "rate x RTT", BAND_DIFF)[0].value == "reproduced",
+        "187 848 B/s is the T1 payload rate (1.544e6 / 8 x 1460 / 1500 = 187 853 B/s) and the "
+        "product the receive window: fixed by the link and Table 1, whatever the algorithm (tolerance 5 %).",
     )
     t_ss, t_mss = time_to_full_window(fig4_ss), time_to_full_window(fig4)
     report.data["figure5a"].update({"slow_start_full_window_s": t_ss, "mss_full_window_s": t_mss})
@@ -503,25 +551,202 @@ def _figure_claims(report: Report, t1: Table) -> None:
             Value("Modified Swift Start", None, t_mss, "s"),
         ],
         judge(
-            t_ss is not None and t_mss is not None and t_mss < t_ss,
+            t_ss is not None
+            and t_mss is not None
+            and direction(t_mss, t_ss, RESOLUTION)[0] is Direction.LOWER,
             False,
-            f"90 % of the receive window in flight at {_secs(t_mss)} against {_secs(t_ss)} for slow start",
+            f"90 % of the receive window in flight at {_secs(t_mss)} against {_secs(t_ss)} for slow start "
+            f"(a difference counts above {RESOLUTION:.0%}; the paper gives no times)",
         ),
     )
-    # Section 4.2, Figures 8 and 9: link delay 0.1 s.
-    fig8_ss, fig8 = t1.runs[(0.1, "newreno")], t1.runs[(0.1, "modified-swift-start")]
-    gain4 = fig4_ss.completion - fig4.completion
-    gain8 = fig8_ss.completion - fig8.completion
-    report.add(
-        "Figures 8, 9",
-        "comparing Figure 4 with 8 and 5 with 9: as RTT increases the difference between slow "
-        "start and Modified Swift Start increases",
-        [
-            Value("gain at link delay 0.0001 s (Figures 4, 5)", 0.0326, gain4, "s"),
-            Value("gain at link delay 0.1 s (Figures 8, 9)", 0.8290, gain8, "s"),
-        ],
-        judge(gain8 > gain4 > 0, gain8 > gain4, f"gain {gain4:.3f} s at the short RTT, {gain8:.3f} s at the long one"),
+    # Figures 8 and 9 against 4 and 5 ("as RTT increases the difference increases") are the Table 2
+    # rows at link delays 0.1 s and 0.0001 s: judged once, in the Table 2 claim.
+
+
+# Section 2.3 experiment: link delay 0.1 s on T1 (Figures 8, 9), a 1 MB transfer.
+COMPRESSION_DELAY = 0.1
+COMPRESSION_SIZE = 1_000_000
+COMPRESSION_INTERVAL = "10ms"
+# Estimates within this fraction of the uncompressed one are "unaffected"; beyond this factor "wrong".
+UNAFFECTED = 0.10
+WRONG = 2.0
+COMPRESSION_ALGOS: tuple[tuple[str, dict[str, float]], ...] = (("swift-start", {"gamma": 1.0}), ("modified-swift-start", {}))
+COMPRESSED = [(c, d) for c in ("release", "merge") for d in (True, False)]
+COMPRESSION_ALTERNATIVES = ("1ms", "50ms")
+
+
+def _compression_runs(access_delay: float, interval: str) -> dict[tuple[str, bool, str], Run]:
+    keys, scns = [], []
+    for cname in ("none", "release", "merge"):
+        for dack in (True, False):
+            for algo, params in COMPRESSION_ALGOS:
+                s = scenario(
+                    T1,
+                    COMPRESSION_DELAY,
+                    access_delay,
+                    algo,
+                    size=COMPRESSION_SIZE,
+                    tcp=dataclasses.replace(TCP, delayed_ack=dack),
+                    params=params,
+                )
+                s.network.reverse_ack_compression = None if cname == "none" else AckCompression(cname, interval)
+                keys.append((cname, dack, algo))
+                scns.append(s)
+    results = run_many(scns, progress=f"modified-swift-start: ACK compression {interval}")
+    return {k: analyse(r) for k, r in zip(keys, results)}
+
+
+def _first_window(runs: dict[tuple[str, bool, str], Run], k: tuple[str, bool, str]) -> Optional[float]:
+    w = runs[k].windows
+    return float(w[0]) if w else None
+
+
+def _compression_ratios(runs: dict[tuple[str, bool, str], Run], algo: str) -> list[Optional[float]]:
+    """Each compressed condition's first window over the uncompressed one with the same ACK policy."""
+    out = []
+    for c, d in COMPRESSED:
+        x, b = _first_window(runs, (c, d, algo)), _first_window(runs, ("none", d, algo))
+        out.append(None if x is None or b is None else x / b)
+    return out
+
+
+def _compression_holds(runs: dict[tuple[str, bool, str], Run]) -> tuple[bool, list[str]]:
+    mss_ok = all(r is not None and abs(r - 1) <= UNAFFECTED for r in _compression_ratios(runs, "modified-swift-start"))
+    wrong = [
+        f"{c}/{'DACK' if d else 'no DACK'}"
+        for (c, d), r in zip(COMPRESSED, _compression_ratios(runs, "swift-start"))
+        if r is None or r > WRONG or r < 1 / WRONG
+    ]
+    return mss_ok, wrong
+
+
+def _ack_compression(report: Report, access_delay: float) -> None:
+    """Section 2.3, the paper's motivation: delayed ACKs and ACK compression on the return path make
+    the sender-side packet pair (Swift Start) mis-measure the gap; the receiver-side pair (Modified
+    Swift Start) is immune. The paper runs no experiment for it; we run it on the T1 path of
+    Figures 8/9 with Table 1's TCP, Swift Start with gamma 1 (no safety divisor, as Modified Swift
+    Start has none)."""
+    runs = _compression_runs(access_delay, COMPRESSION_INTERVAL)
+    first = functools.partial(_first_window, runs)
+    algos = COMPRESSION_ALGOS
+    rows = []
+    for cname in ("none", "release", "merge"):
+        for dack in (True, False):
+            rows.append([f"{cname}, delayed ACKs {'on' if dack else 'off'}"]
+                        + [first((cname, dack, a)) or "no estimate" for a, _ in algos]
+                        + [runs[(cname, dack, a)].completion for a, _ in algos])
+    report.tables.append(
+        ReportTable(
+            f"Section 2.3: first estimated window (bytes) and 1 MB connection time (s), T1, link delay "
+            f"{COMPRESSION_DELAY:g} s, ACK compression interval {COMPRESSION_INTERVAL}",
+            ["return path", "Swift Start (gamma 1) window", "Modified Swift Start window",
+             "Swift Start time", "Modified Swift Start time"],
+            rows,
+        )
     )
+    report.data["ack_compression"] = {
+        f"{c}|dack={d}|{a}": {"window": first((c, d, a)), "time": r.completion} for (c, d, a), r in runs.items()
+    }
+
+    mss_ratios = _compression_ratios(runs, "modified-swift-start")
+    ss_ratios = _compression_ratios(runs, "swift-start")
+    mss_ok, ss_wrong = _compression_holds(runs)
+    compressed = COMPRESSED
+    others = {}
+    for interval in COMPRESSION_ALTERNATIVES:
+        ok, wrong = _compression_holds(_compression_runs(access_delay, interval))
+        others[interval] = "holds" if ok and wrong else f"fails ({'MSS affected' if not ok else 'Swift Start right'})"
+    report.choices.append(
+        Choice(
+            "ACK compression interval (Section 2.3 experiment)",
+            COMPRESSION_INTERVAL,
+            "the paper describes the merging router but gives no interval; 10 ms is a few T1 frame times",
+            "; ".join(f"{k}: claim {v}" for k, v in others.items())
+            + f"; {COMPRESSION_INTERVAL}: claim {'holds' if mss_ok and ss_wrong else 'fails'}",
+        )
+    )
+    report.add(
+        "Section 2.3",
+        "ACK compression on the return path makes Swift Start's sender-side estimate wrong; Modified "
+        "Swift Start, measuring at the receiver, is unaffected",
+        [Value(f"{name}, {c}, delayed ACKs {'on' if d else 'off'}: estimate / uncompressed", None, r)
+         for name, rs in (("Swift Start", ss_ratios), ("Modified Swift Start", mss_ratios))
+         for (c, d), r in zip(compressed, rs)],
+        judge(
+            mss_ok and bool(ss_wrong),
+            False,
+            f"Modified Swift Start's estimate stays within {UNAFFECTED:.0%} of its uncompressed one in every "
+            f"condition: {'yes' if mss_ok else 'no'}; Swift Start's is off by more than a factor {WRONG:g} (or "
+            f"absent) in {len(ss_wrong)} of {len(compressed)} ({', '.join(ss_wrong) or 'none'}). The 65 535-byte "
+            "receive window caps what either sends, so the connection times (table below) barely differ; "
+            "the paper gives no numbers for this experiment. The verdict depends on the compression interval, "
+            "which the paper does not give: "
+            + "; ".join(f"{k}: claim {v}" for k, v in others.items()),
+        ),
+    )
+    on, off = first(("none", True, "swift-start")), first(("none", False, "swift-start"))
+    dack = None if on is None or off is None else on / off
+    report.add(
+        "Section 2.3",
+        "delayed ACKs make Swift Start's estimate wrong (no ACK compression)",
+        [Value("Swift Start estimate, delayed ACKs on / off", None, dack)],
+        judge(
+            dack is not None and (dack > WRONG or dack < 1 / WRONG),
+            False,
+            f"with delayed ACKs Swift Start's estimate is {_x(dack)} of the one without; a factor above "
+            f"{WRONG:g} either way would count as wrong",
+        ),
+    )
+
+
+def _x(r: Optional[float]) -> str:
+    return "none" if r is None else f"{r:.3g}x"
+
+
+def _calibration_sensitivity(report: Report, t2_rows: list[Row], t3_rows: list[Row]) -> None:
+    """The time-difference verdicts again with no access delay: our RTT is then only propagation
+    and serialisation, 2 x link delay + our zero-delay RTT, below the paper's by its fixed latency."""
+    grades = []
+    for name, path, rate, rows in (("Table 2", "T1", T1, t2_rows), ("Table 3", "OC1", OC1, t3_rows)):
+        t = run_table(name, path, rate, rows, calibrate=False)
+        ours = [_ours(t, r) for r in rows]
+        v = [Value(f"link delay {r.link_delay:g} s", r.time_diff, o["time_diff"], "s") for r, o in zip(rows, ours)]
+        main = next(c for c in report.claims if c.source == name and "connection time" in c.statement)
+        alt = judge_values(v, TOL_DIFF, "time difference", BAND_DIFF)[0]
+        grades.append(f"{path}: **{alt.value}** (calibrated: **{main.verdict.value}**)")
+    report.choices.append(
+        Choice(
+            "Latency that is not link delay (the paper's RTT - 2 x link delay: 0.11281 s on T1, 0.07307 s on OC1)",
+            "propagation delay on the four access links, sized from the paper's RTT column",
+            "the paper's RTT has it and does not say where it comes from; a single lossless flow does not "
+            "care where on the path a delay sits, only how long it is",
+            "no access delay (our RTT 2 x link delay + serialisation only), connection-time differences per "
+            "link delay: " + "; ".join(grades),
+        )
+    )
+    report.choices.append(
+        Choice(
+            "Router queues and the 5000 packets/s cap",
+            "265 MB per bottleneck direction; the cap per bottleneck direction, access links uncapped",
+            "the paper gives the routers' memory and forwarding rate, not how they are shared",
+            "not rerun: nothing is dropped with any queue above the 65 535-byte window, and the cap never binds "
+            "(a 1500-byte frame takes 7.8 ms on T1 and 231 us on OC1, both above 1/5000 s)",
+        )
+    )
+
+
+def _not_run(report: Report) -> None:
+    for source, statement, reason in (
+        ("Figures 2, 3", "slow start's connection time and rate against RTT at 49.5 Mbps (10 MB)",
+         "not run in this version (a slow-start-only sweep; planned)"),
+        ("Figure 6", "received against sent sequence: no router buffering in RTTs 1-2 with Modified Swift Start",
+         "not run in this version (needs the bottleneck queue trace beside the sequence plot; planned)"),
+        ("Figure 7", "mean RTT: Modified Swift Start's rises sooner", "not run in this version (planned)"),
+        ("Figure 10", "OC1 cwnd plot", "not drawn in this version; its windows are Table 3 row 1 (a check above)"),
+        ("Section 4", "multiple flows; Modified Swift Start with cross traffic (no gamma: it measures capacity, "
+         "not available bandwidth)", "the paper shows no multi-flow result; not run in this version"),
+    ):
+        report.out_of_scope(source, statement, reason)
 
 
 def _window_step(run: Run) -> Optional[float]:
@@ -537,8 +762,9 @@ def _second_round_claim(report: Report, source: str, statement: str, runs: tuple
         [Value("slow start, segments", 6, n_ss), Value("Modified Swift Start, segments", paper_mss, n_mss)],
         judge(
             n_ss == 6 and about(n_mss, paper_mss),
-            n_mss > n_ss,
-            f'slow start sends {n_ss}, Modified Swift Start {n_mss} ("about": within 10 %, at least one segment)',
+            n_ss == 6 and paper_mss / BAND_DIFF <= n_mss <= paper_mss * BAND_DIFF,
+            f'slow start sends {n_ss}, Modified Swift Start {n_mss} ("about": within 10 %, at least one segment; '
+            f"in trend: within a factor {BAND_DIFF:g})",
         ),
     )
 
@@ -611,6 +837,9 @@ def _table_figure(t: Table, ours: list[dict[str, Optional[float]]]) -> Callable[
         ax.plot(d, [r.time_diff for r in t.rows], "o-", mfc="none", label="paper")
         ax.plot(d, [o["time_diff"] for o in ours], "x-", label="ours")
         ax.set_xscale("log")
+        # The differences span 0.02-42 s: on a linear axis a factor 5 at the short delays is invisible.
+        every = [r.time_diff for r in t.rows] + [o["time_diff"] or 0 for o in ours]
+        ax.set_yscale("log" if min(every) > 0 else "symlog", **({} if min(every) > 0 else {"linthresh": 0.01}))
         ax.set_xlabel("link delay (s)")
         ax.set_ylabel("slow start - Modified Swift Start (s)")
         ax.legend(fontsize=8)
@@ -662,6 +891,9 @@ def reproduce(quick: bool) -> Report:
         "T1: as RTT increases the time difference increases: the larger the RTT the better Modified Swift Start",
     )
     ours3 = _table_claims(report, oc1)
+    faster = sum(
+        direction(o["slow_start_time"] or 0, o["mss_time"] or 0, RESOLUTION)[0] is Direction.HIGHER for o in ours3
+    )
     report.add(
         "Table 3",
         "OC1: Modified Swift Start finishes before slow start at every link delay",
@@ -670,23 +902,29 @@ def reproduce(quick: bool) -> Report:
             for r, o in zip(oc1.rows, ours3)
         ],
         judge(
-            all((o["time_diff"] or 0) > 0 for o in ours3),
-            sum((o["time_diff"] or 0) > 0 for o in ours3) > len(ours3) / 2,
-            f"Modified Swift Start is faster in {sum((o['time_diff'] or 0) > 0 for o in ours3)} of {len(ours3)} rows",
+            faster == len(ours3),
+            False,
+            f"Modified Swift Start is faster by more than {RESOLUTION:.0%} of slow start's time in {faster} of "
+            f"{len(ours3)} rows",
         ),
     )
     _gain_grows_with_rtt(report, oc1, ours3, "Table 3", "OC1: the gain grows with the RTT")
     _jump_claim(report, t1, ours2)
     _jump_claim(report, oc1, ours3)
     _figure_claims(report, t1)
-    _second_round_claim(
-        report,
+    n11 = [second_round_segments(oc1.runs[(0.0001, a)]) for a in ALGOS]
+    report.check(
         "Figure 11",
         "on OC1 (RTT 0.07327 s) slow start sends 6 segments in the second RTT, Modified Swift Start "
         "about 44, the maximum receive window",
-        (oc1.runs[(0.0001, "newreno")], oc1.runs[(0.0001, "modified-swift-start")]),
-        44,
+        [Value("slow start, segments", 6, n11[0]), Value("Modified Swift Start, segments", 44, n11[1])],
+        n11[0] == 6 and about(n11[1], 44),
+        "44 segments is the 65 535-byte receive window (Table 1), which caps the OC1 estimate (about 320 "
+        "segments): a check of the receive window, not of the estimate.",
     )
+    _ack_compression(report, t1.access_delay)
+    _calibration_sensitivity(report, t2_rows, t3_rows)
+    _not_run(report)
 
     r4 = (t1.runs[(0.0001, "newreno")], t1.runs[(0.0001, "modified-swift-start")])
     r8 = (t1.runs[(0.1, "newreno")], t1.runs[(0.1, "modified-swift-start")])
