@@ -84,7 +84,9 @@ def test_algorithms(cli) -> None:
     assert {"reno", "newreno"} <= set(algos)
     assert all({"name", "default", "min", "max", "integer", "doc"} <= set(p) for a in algos.values() for p in a["params"])
     status, out, _ = cli("algorithms")
-    assert status == 0 and "newreno" in out and "RFC" in out
+    assert status == 0 and "newreno" in out and "abc" in out
+    status, out, _ = cli("algorithms", "newreno")
+    assert status == 0 and "RFC 6582" in out
 
 
 def test_validate_prints_the_resolved_scenario(cli) -> None:

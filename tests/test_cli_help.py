@@ -33,7 +33,10 @@ def test_every_command_has_a_description_and_examples(command: str, capsys: pyte
     # Positional arguments say what they are: no name stands alone without a help text.
     if "positional arguments:" in text:
         section = text.split("positional arguments:")[1].split("\n\n")[0]
-        assert all(len(line.split()) > 1 for line in section.strip().splitlines()), section
+        lines = section.strip("\n").splitlines()
+        for i, line in enumerate(lines):
+            if re.match(r"^  \S+$", line):  # a name alone: its help must follow, indented further
+                assert i + 1 < len(lines) and re.match(r"^   +\S", lines[i + 1]), section
 
 
 def test_one_algorithm_in_full(cli) -> None:

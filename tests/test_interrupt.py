@@ -6,6 +6,7 @@ and times the exit. Before the core looked at signals, such a run went on to its
 
 from __future__ import annotations
 
+import os
 import queue
 import signal
 import subprocess
@@ -42,6 +43,8 @@ def _start(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], _Lines, _
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # These runs are meant to be too long: raise the run-size limit that would refuse them.
+        env={**os.environ, "TCPSTART_LIMITS": "packets=1e12"},
         # A child inherits an ignored SIGINT (tests started in a background job), and Python then
         # leaves it ignored: the child starts with the default, which Python turns into
         # KeyboardInterrupt.
@@ -121,7 +124,7 @@ def test_ctrl_c_stops_tcpstart_run_at_once(long_run: Path) -> None:
 def test_ctrl_c_stops_tcpstart_compare_at_once(long_run: Path) -> None:
     args = ["--algos", "cubic,newreno", "--rate", "1Gbps", "--rtt", "20ms", "--size", "unlimited", "--duration", "20000s"]
     proc, _, err = _start(["-m", "tcpstart", "compare", *args, "--out", "out"], long_run)
-    err.wait_for("tcpstart: cubic: this run will take about")
+    err.wait_for("tcpstart: compare: this will take about")
     _stopped_at_once(proc, err, long_run)
 
 

@@ -24,12 +24,13 @@ from rich.table import Table
 
 from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
-from tcpstart.batch import run_many
+from tcpstart.batch import default_workers, run_many
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.kernel.command import add_command as add_testbed_command
 from tcpstart.results import Result, describe_scenario
-from tcpstart.simulate import InvariantError, algorithms, run
+from tcpstart.progress import ANNOUNCE_OVER
+from tcpstart.simulate import InvariantError, algorithms, estimate, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate
 from tcpstart.sweep.command import add_command as add_sweep_command
 
@@ -199,6 +200,12 @@ def compare_figures(results: dict[str, Result], shared: bool) -> tuple[Figure, F
     return cwnd, queue
 
 
+def _announce_minutes(label: str, seconds: float) -> None:
+    """Says up front, on stderr, that what starts now will take minutes (the core's estimate)."""
+    if seconds > ANNOUNCE_OVER:
+        print(f"tcpstart: {label}: this will take about {seconds / 60:.0f} min (estimated); Ctrl-C stops it", file=sys.stderr)
+
+
 def _compare_plots(results: dict[str, Result], shared: bool, directory: Path, formats: Sequence[str]) -> None:
     cwnd, queue = compare_figures(results, shared)
     for fmt in formats:
@@ -241,6 +248,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     console.print(f"{', '.join(algos)}: {args.size} over {args.rate}, {args.rtt} RTT, {args.queue} queue, {how}{seeds}")
     # Every algorithm and seed at once, on all cores.
     todo = [(name, s) for seed in range(args.seed, args.seed + args.seeds) for name, s in scenarios(seed).items()]
+    _announce_minutes("compare", sum(estimate(s)["cpu_seconds"] for _, s in todo) / default_workers())
     done = run_many([s for _, s in todo], progress="compare" if console.is_terminal else None)
     results: dict[str, list[Result]] = {name: [] for name in first}
     for (name, _), result in zip(todo, done):

@@ -57,6 +57,11 @@ RESOLUTION = 1.0  # percentage points of improvement
 BAND = 2.0
 
 
+def _faster(percent: float) -> str:
+    """'22.3 % faster' or '22.3 % slower', never '-22.3 % faster'."""
+    return f"{abs(percent):.1f} % {'faster' if percent >= 0 else 'slower'}"
+
+
 def _save(fig: Any, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -125,14 +130,14 @@ def _figure1(report: Report) -> None:
         "Figure 1",
         "a 1-packet transfer takes the same time with both schemes",
         [Value("improvement, 1 packet", 0.0, one, "%")],
-        judge(abs(one) <= RESOLUTION, False, f"Jump Start is {one:+.1f}% faster for one packet (same: within {RESOLUTION:g} %)"),
+        judge(abs(one) <= RESOLUTION, False, f"Jump Start is {_faster(one)} for one packet (same: within {RESOLUTION:g} %)"),
     )
     two = by_size[2][FIGURE1_KEY]
     report.add(
         "Figure 1",
         "for 2 packets Slow Start is faster, because Jump Start paces the two packets",
         [Value("improvement, 2 packets", None, two, "%")],
-        judge(two < -RESOLUTION, False, f"Jump Start is {two:+.1f}% faster for two packets"),
+        judge(two < -RESOLUTION, False, f"Jump Start is {_faster(two)} for two packets"),
     )
     report.claims.append(report.claims.pop(report.claims.index(mid_claim)))
     beyond = by_size[FOOTNOTE4_SIZE]
@@ -143,7 +148,7 @@ def _figure1(report: Report) -> None:
         judge(
             beyond[FIGURE1_KEY] < -RESOLUTION,
             False,
-            f"Jump Start is {beyond[FIGURE1_KEY]:+.1f}% faster, with {beyond['jump_start_drops']} drops "
+            f"Jump Start is {_faster(beyond[FIGURE1_KEY])}, with {beyond['jump_start_drops']} drops "
             f"(Slow Start: {beyond['slow_start_drops']})",
         ),
     )
