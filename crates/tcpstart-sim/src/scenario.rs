@@ -433,6 +433,10 @@ pub struct Host {
 
 /// Parses and validates a scenario given as JSON text.
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+    // serde reads a struct from a list of its fields in order too; a whole scenario never is one.
+    if text.trim_start().starts_with('[') {
+        return Err(ScenarioError::new("", "a scenario must be a table, got a list"));
+    }
     // Tracking the field path costs an allocation per key; only an error needs it, so a scenario
     // that does not parse is parsed a second time, with the path.
     let raw = match serde_json::from_str::<RawScenario>(text) {
