@@ -381,15 +381,9 @@ _ENCODE = json.JSONEncoder(default=_json_default).encode
 
 
 def json_data(text: str) -> Any:
-    """The data of `to_json`'s text as the core's reader takes it: integers beyond 64 bits as
-    floats (as serde_json reads them), NaN and infinity as the floats they are (JSON has no text
-    for them; the core names them with the field's range)."""
-    return json.loads(text, parse_int=_int_as_read)
-
-
-def _int_as_read(digits: str) -> Any:
-    n = int(digits)
-    return n if -(2**63) <= n < 2**64 else float(n)
+    """The data of `to_json`'s text, with NaN and infinity as the floats they are: JSON has no
+    text for them, and the core names them with the field's range."""
+    return json.loads(text)
 
 
 def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
