@@ -163,12 +163,8 @@ const WEB: &[(&str, Kind)] = &[
     ("class", Kind::Word(&["web", ""])),
 ];
 
-const TRACE: &[(&str, Kind)] = &[
-    ("interval", Kind::Time),
-    ("queue_interval", Kind::Time),
-    ("packets", Kind::Bool),
-    ("pcap", Kind::Links),
-];
+const TRACE: &[(&str, Kind)] =
+    &[("interval", Kind::Time), ("queue_interval", Kind::Time), ("packets", Kind::Bool), ("pcap", Kind::Links)];
 
 const SCENARIO: &[(&str, Kind)] = &[
     ("seed", Kind::Int(1000)),
@@ -203,7 +199,8 @@ fn number_text() -> BoxedStrategy<String> {
 
 /// A string with a unit: a number and one of `units` (or a stray one), spaced or not.
 fn unit_string(units: &'static [&'static str]) -> BoxedStrategy<Value> {
-    let unit = prop_oneof![4 => prop::sample::select(units), 1 => prop::sample::select(&["", "parsecs", "µs", "%", "B"][..])];
+    let unit =
+        prop_oneof![4 => prop::sample::select(units), 1 => prop::sample::select(&["", "parsecs", "µs", "%", "B"][..])];
     (number_text(), prop::bool::ANY, unit)
         .prop_map(|(n, space, u)| text(format!("{n}{}{u}", if space { " " } else { "" })))
         .boxed()
@@ -236,8 +233,7 @@ fn anything() -> BoxedStrategy<Value> {
     leaf.prop_recursive(2, 8, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
-            prop::collection::vec(("[a-z]{0,4}", inner), 0..3)
-                .prop_map(|kv| Value::Table(kv.into_iter().collect())),
+            prop::collection::vec(("[a-z]{0,4}", inner), 0..3).prop_map(|kv| Value::Table(kv.into_iter().collect())),
         ]
     })
     .boxed()
@@ -296,8 +292,10 @@ fn value(kind: Kind) -> BoxedStrategy<Value> {
         .boxed(),
         Kind::Times => prop::collection::vec(value(Kind::Time), 0..4).prop_map(Value::Array).boxed(),
         Kind::Links => prop::collection::vec(
-            prop::sample::select(&["bottleneck", "bottleneck_rev", "sender0_out", "receiver1_in", "sender99_in", ""][..])
-                .prop_map(text),
+            prop::sample::select(
+                &["bottleneck", "bottleneck_rev", "sender0_out", "receiver1_in", "sender99_in", ""][..],
+            )
+            .prop_map(text),
             0..3,
         )
         .prop_map(Value::Array)
@@ -390,7 +388,8 @@ fn check_error(e: &ScenarioError) -> Result<(), TestCaseError> {
     let last = e.field.rsplit(['.', '[']).next().unwrap_or_default();
     let unknown = e.message.starts_with(&format!("unknown field `{last}`"));
     let named = TOP_LEVEL.contains(&first) || unknown;
-    let whole = e.field.is_empty() && (e.message.starts_with("must be a table") || e.message.starts_with("unknown field"));
+    let whole =
+        e.field.is_empty() && (e.message.starts_with("must be a table") || e.message.starts_with("unknown field"));
     prop_assert!(named || whole, "no field named: {line}");
     // serde's phrases, not words a user's own string may hold ("\u{68f64}" holds "f64").
     for jargon in SERDE_PHRASES {
