@@ -396,6 +396,12 @@ def _json_default(value: Any) -> Any:
 _ENCODE = json.JSONEncoder(default=_json_default).encode
 
 
+def json_data(text: str) -> Any:
+    """The data of `to_json`'s text, with NaN and infinity as the floats they are: JSON has no
+    text for them, and the core names them with the field's range."""
+    return json.loads(text)
+
+
 def read_scenario_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A scenario file as a dict, unchecked: TOML, or JSON for a `.json` file (the scenario.json a
     result folder holds). File and syntax problems become a ScenarioError."""

@@ -245,25 +245,41 @@ enum Input {
 }
 
 /// Takes a scenario given as JSON text or as a dict. A dict of plain data is read from its
-/// Python objects, any other through its JSON text (`tcpstart.scenario.to_json`); a dict that
-/// does not read is read again with the field path for its error, as `scenario::from_json`
-/// does with text.
+/// Python objects; any other is written out as JSON text (`tcpstart.scenario.to_json`) and that
+/// text's data read back (`tcpstart.scenario.json_data`), which is plain but for NaN and infinity
+/// kept as floats: JSON has no text for them, and serde_json would only say `expected value`
+/// where the field's range check names them. What is still not plain (lone surrogates, data
+/// nested too deep) is read as the text. A dict that does not read is read again with the field
+/// path for its error, as `scenario::from_json` does with text.
 fn take(s: &Bound<'_, PyAny>) -> PyResult<Result<Input, ScenarioError>> {
     if let Ok(text) = s.downcast::<PyString>() {
         return Ok(Ok(Input::Text(text.to_cow()?.into_owned())));
     }
-    let read = match pyde::plain(s) {
-        true => RawScenario::deserialize(pyde::Value(s.clone())),
-        false => Err(pyde::Error::NotPlain),
-    };
-    Ok(match read {
-        Ok(raw) => Ok(Input::Read(Box::new(raw))),
-        Err(pyde::Error::Json(_)) => scenario::with_path(pyde::Value(s.clone())).map(|raw| Input::Read(Box::new(raw))),
-        Err(pyde::Error::NotPlain) => {
-            let text = s.py().import("tcpstart.scenario")?.getattr("to_json")?.call1((s,))?;
-            Ok(Input::Text(text.extract()?))
+    // serde reads a struct from a list of its fields in order too; a whole scenario never is one.
+    if s.is_instance_of::<PyList>() || s.is_instance_of::<PyTuple>() {
+        return Ok(Err(ScenarioError::new("", "a scenario must be a table, got a list")));
+    }
+    if let Some(read) = read_plain(s) {
+        return Ok(read);
+    }
+    let module = s.py().import("tcpstart.scenario")?;
+    let text: String = module.getattr("to_json")?.call1((s,))?.extract()?;
+    let data = module.getattr("json_data")?.call1((text.as_str(),))?;
+    Ok(read_plain(&data).unwrap_or(Ok(Input::Text(text))))
+}
+
+/// A scenario of plain data read from its objects; None when it is not plain data (pyde).
+fn read_plain(s: &Bound<'_, PyAny>) -> Option<Result<Input, ScenarioError>> {
+    if !pyde::plain(s) {
+        return None;
+    }
+    match RawScenario::deserialize(pyde::Value(s.clone())) {
+        Ok(raw) => Some(Ok(Input::Read(Box::new(raw)))),
+        Err(pyde::Error::Json(_)) => {
+            Some(scenario::with_path(pyde::Value(s.clone())).map(|raw| Input::Read(Box::new(raw))))
         }
-    })
+        Err(pyde::Error::NotPlain) => None,
+    }
 }
 
 /// Checks a scenario.

@@ -10,8 +10,8 @@
 //! would call for their text, in the dict's order, with serde_json's own errors, so a scenario
 //! parses, and fails at the same field, as its text would. What the text would still show
 //! differently is reported as `Error::NotPlain` where it is met (at the same point as serde_json
-//! would fail on the text, or read it differently), and the caller then takes the text: an
-//! integer beyond 64 bits (serde_json reads it as a float), a string with lone surrogates.
+//! would fail on the text, or read it differently), and the caller then takes the text: a
+//! string with lone surrogates.
 //! A float that is not finite has no JSON text (serde_json only says `expected value` of
 //! Python's `NaN`), so it is read as the float it is, and the field's range check names it.
 
@@ -117,11 +117,16 @@ impl<'de> de::Deserializer<'de> for Value<'_> {
         } else if let Ok(s) = obj.downcast::<PyString>() {
             visitor.visit_str(&s.to_cow().map_err(not_plain)?)
         } else if obj.is_instance_of::<PyInt>() {
-            // json writes int.__repr__, which serde_json reads as u64, i64 or (beyond) a float.
+            // json writes int.__repr__, which serde_json reads as u64, i64 or (beyond) a float,
+            // its own reading of the digits (not always the nearest float).
             match (obj.extract::<u64>(), obj.extract::<i64>()) {
                 (Ok(u), _) => visitor.visit_u64(u),
                 (_, Ok(i)) => visitor.visit_i64(i),
-                _ => Err(Error::NotPlain),
+                _ => {
+                    let digits = obj.repr().map_err(not_plain)?;
+                    let read: f64 = serde_json::from_str(&digits.to_cow().map_err(not_plain)?).map_err(not_plain)?;
+                    visitor.visit_f64(read)
+                }
             }
         } else if let Ok(f) = obj.downcast::<PyFloat>() {
             // json writes float.__repr__; serde_json's reading of that text (best effort, not

@@ -29,6 +29,26 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+/// A reader's message on one line: the path the toml reader appends on lines of its own
+/// ("\nin `seed`\n") dropped, and the control characters of the user's own keys and strings
+/// (a field named "\n") written as escapes.
+pub fn one_line(message: &str) -> String {
+    let message = message.trim_end();
+    let message = match message.ends_with('`').then(|| message.rfind("\nin `")).flatten() {
+        Some(path) => &message[..path],
+        None => message,
+    };
+    let mut out = String::with_capacity(message.len());
+    for c in message.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// serde's message for a value of the wrong type, "invalid type: floating point `1e20`,
 /// expected u64", said as the range checks say it: "must be a whole number from 0 to
 /// 18446744073709551615, got 1e20". Other messages (unknown and missing fields) are already
@@ -107,5 +127,17 @@ mod tests {
         for (serde, ours) in cases {
             assert_eq!(in_user_terms(serde), ours);
         }
+    }
+
+    #[test]
+    fn messages_on_one_line() {
+        use super::one_line;
+        assert_eq!(one_line("unknown field `\n`, expected `a`"), "unknown field `\\n`, expected `a`");
+        assert_eq!(
+            one_line("invalid type: floating point `NaN`, expected u64\nin `seed`\n"),
+            "invalid type: floating point `NaN`, expected u64"
+        );
+        assert_eq!(one_line("got \"é\t\""), "got \"é\\t\"");
+        assert_eq!(one_line("missing field `network`\n"), "missing field `network`");
     }
 }

@@ -444,6 +444,10 @@ pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
 
 /// Parses a scenario given as JSON text, without checking its values.
 pub fn parse(text: &str) -> Result<RawScenario, ScenarioError> {
+    // serde reads a struct from a list of its fields in order too; a whole scenario never is one.
+    if text.trim_start().starts_with('[') {
+        return Err(ScenarioError::new("", "a scenario must be a table, got a list"));
+    }
     // Tracking the field path costs an allocation per key; only an error needs it, so a scenario
     // that does not parse is parsed a second time, with the path.
     match serde_json::from_str::<RawScenario>(text) {
@@ -455,12 +459,10 @@ pub fn parse(text: &str) -> Result<RawScenario, ScenarioError> {
 /// Reads a scenario again that failed to read, for the error with the path of the field at fault.
 pub fn with_path<'de, D: serde::Deserializer<'de>>(de: D) -> Result<RawScenario, ScenarioError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let field = e.path().to_string();
-        let message = e.inner().to_string();
-        // serde_json appends " at line L column C", which means nothing to a TOML or Python user,
-        // and other readers (toml) the path on lines of their own.
-        let message = message.lines().next().unwrap_or_default();
-        let message = message.split(" at line ").next().unwrap_or(message);
+        let field = crate::error::one_line(&e.path().to_string());
+        let message = crate::error::one_line(&e.inner().to_string());
+        // serde_json appends " at line L column C", which means nothing to a TOML or Python user.
+        let message = message.split(" at line ").next().unwrap_or(&message);
         let parent = if field == "." { String::new() } else { format!("{field}.") };
         match message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
             Some(name) => ScenarioError::new(format!("{parent}{name}"), "is required"),

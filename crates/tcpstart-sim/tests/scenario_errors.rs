@@ -247,7 +247,9 @@ fn wrong_types_say_what_is_expected_in_the_users_terms() {
             r#"trace.pcap: must be a list, got "bottleneck""#,
         ),
         (r#"{"flows": []}"#, "network: is required"),
-        (r#"[]"#, "must be a table, got a list"),
+        (r#"[]"#, "a scenario must be a table, got a list"),
+        (r#" [0.0]"#, "a scenario must be a table, got a list"),
+        (r#"{"network": ["1Mbps"]}"#, "network: must be a table, got a list"),
     ];
     for (text, expected) in cases {
         assert_eq!(error(text), expected, "{text}");
