@@ -310,8 +310,7 @@ mod tests {
         assert!(err.message.contains("built-in"), "{}", err.message);
         let err = register(info("has space", &[]), build.clone(), None).unwrap_err();
         assert_eq!(err.key, "has space");
-        const BAD: &[ParamSpec] =
-            &[ParamSpec { name: "k", default: 5.0, min: 0.0, max: 1.0, integer: false, doc: "" }];
+        const BAD: &[ParamSpec] = &[ParamSpec { name: "k", default: 5.0, min: 0.0, max: 1.0, integer: false, doc: "" }];
         let err = register(info("registry-test-bad", BAD), build, None).unwrap_err();
         assert_eq!((err.key.as_str(), err.message.contains("[0, 1]")), ("k", true), "{}", err.message);
         assert!(find("registry-test-bad").is_err());
