@@ -12,7 +12,9 @@ import argparse
 import contextlib
 import json
 import re
+import runpy
 import sys
+import traceback
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
@@ -24,6 +26,7 @@ from rich.table import Table
 from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.batch import run_many
+from tcpstart.controllers import ControllerError
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.results import Result, describe_scenario
@@ -476,6 +479,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tcpstart", description="Packet-level TCP simulator for studying slow start.")
+    parser.add_argument(
+        "--controllers", metavar="FILE.py[,FILE.py]",
+        help="Python files that register controllers (ts.register), so every command can name them",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = commands.add_parser("compare", help="run each algorithm on the same dumbbell and compare them")
@@ -551,6 +558,13 @@ def _describe(e: Exception) -> str:
     return " ".join(str(e).split())
 
 
+def _load_controllers(path: str) -> None:
+    """Runs a Python file for its ts.register calls."""
+    if not Path(path).is_file():
+        raise ValueError(f"--controllers: no such file: {path}")
+    runpy.run_path(path, run_name="tcpstart_controllers")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     try:
@@ -558,7 +572,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as e:  # usage errors and --help; argparse has printed its message
         return e.code if isinstance(e.code, int) else 2
     try:
+        for path in (args.controllers or "").split(","):
+            if path.strip():
+                _load_controllers(path.strip())
         return args.func(args)
+    except ControllerError as e:
+        # The controller's own traceback first, as Python shows a chained exception.
+        if e.__cause__ is not None:
+            traceback.print_exception(e.__cause__, file=sys.stderr)
+        print(f"tcpstart: error: {e}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as e:
         print(f"tcpstart: error: {_describe(e)}", file=sys.stderr)
         return 2
