@@ -156,7 +156,8 @@ pub struct PyController {
     phase: &'static str,
     /// The Python string `phase` was read from: the same object again needs no conversion.
     phase_obj: Option<Py<PyAny>>,
-    phases_seen: usize,
+    /// The distinct phase names it has used.
+    phases: Vec<&'static str>,
     observes_sends: bool,
     uses_rate_samples: bool,
     partial_ack_policy: PartialAckPolicy,
@@ -178,7 +179,7 @@ impl PyController {
             pacing_rate: None,
             phase: "failed",
             phase_obj: None,
-            phases_seen: 0,
+            phases: Vec::new(),
             observes_sends: false,
             uses_rate_samples: false,
             partial_ack_policy: PartialAckPolicy::StayInRecovery,
@@ -262,13 +263,19 @@ impl PyController {
                 .map_err(|_| PyValueError::new_err(format!("phase must be a str, got {phase}")))?
                 .to_cow()?;
             if name != self.phase {
-                self.phases_seen += 1;
-                if self.phases_seen > MAX_PHASES {
-                    return Err(PyValueError::new_err(format!(
-                        "phase: at most {MAX_PHASES} distinct phase names, got {name:?} after them"
-                    )));
-                }
-                self.phase = intern_phase(&name);
+                self.phase = match self.phases.iter().find(|p| **p == name) {
+                    Some(p) => p,
+                    None if self.phases.len() == MAX_PHASES => {
+                        return Err(PyValueError::new_err(format!(
+                            "phase: at most {MAX_PHASES} distinct phase names, got {name:?} after them"
+                        )))
+                    }
+                    None => {
+                        let p = intern_phase(&name);
+                        self.phases.push(p);
+                        p
+                    }
+                };
             }
             self.phase_obj = Some(phase.unbind());
         }
