@@ -206,3 +206,28 @@ def test_a_python_algorithm_runs_in_a_sweep(tmp_path: Path) -> None:
     table = sweep.results()
     by_algorithm = dict(zip(table["algorithm"].to_list(), table["completion_time"].to_list()))
     assert by_algorithm["py-newreno"] == by_algorithm["newreno"]
+
+
+def test_the_command_line_loads_controllers_and_shows_their_errors(cli: Any, tmp_path: Path) -> None:
+    own = tmp_path / "own.py"
+    own.write_text(
+        "import runpy, tcpstart as ts\n"
+        f"ports = runpy.run_path({str(ROOT / 'examples/controllers/ports.py')!r})\n"
+        "class Cli(ports['NewReno']):\n"
+        "    name = 'py-cli'\n"
+        "class Broken(ports['NewReno']):\n"
+        "    name = 'py-cli-broken'\n"
+        "    def on_congestion(self, ev):\n"
+        "        raise KeyError('no recovery here')\n"
+        "ts.register(Cli)\n"
+        "ts.register(Broken)\n"
+    )
+    status, out, err = cli("--controllers", own, "compare", "--algos", "newreno,py-cli", "--size", "300KB", "--out", tmp_path / "c")
+    assert status == 0, err
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.split()[:1] in (["newreno"], ["py-cli"])}
+    assert rows["py-cli"] == rows["newreno"], out
+    status, out, err = cli("--controllers", own, "compare", "--algos", "py-cli-broken", "--size", "2MB", "--queue", "10pkt")
+    assert status == 2
+    assert "in on_congestion\n    raise KeyError('no recovery here')" in err
+    assert err.strip().splitlines()[-1].startswith("tcpstart: error: algorithm 'py-cli-broken' failed in flow 0 at ")
+    assert cli("--controllers", tmp_path / "missing.py", "algorithms") == (2, "", f"tcpstart: error: --controllers: no such file: {tmp_path / 'missing.py'}\n")
