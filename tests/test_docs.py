@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = [ROOT / "docs/getting-started.md"]
+EXAMPLES = [ROOT / "docs/getting-started.md", ROOT / "docs/tutorial-own-algorithm.md"]
 
 
 def _python_blocks(page: Path) -> list[str]:

@@ -25,6 +25,12 @@ from tcpstart._lazy import lazy_exports
 if TYPE_CHECKING:
     # `X as X`: the names type checkers see as exported (mypy --strict, pyright).
     from tcpstart.batch import run_many as run_many
+    from tcpstart.controllers import (
+        Controller as Controller,
+        ControllerError as ControllerError,
+        Param as Param,
+        register as register,
+    )
     from tcpstart.kernel import testbed as testbed
     from tcpstart.results import Result as Result
     from tcpstart.simulate import InvariantError as InvariantError, algorithms as algorithms, estimate as estimate, run as run
@@ -49,6 +55,9 @@ if TYPE_CHECKING:
 # importing that module would replace the attribute.
 _EXPORTS = {
     "AckCompression": "tcpstart.scenario",
+    "Controller": "tcpstart.controllers",
+    "ControllerError": "tcpstart.controllers",
+    "Param": "tcpstart.controllers",
     "Aqm": "tcpstart.scenario",
     "Dumbbell": "tcpstart.scenario",
     "Flow": "tcpstart.scenario",
@@ -66,6 +75,7 @@ _EXPORTS = {
     "algorithms": "tcpstart.simulate",
     "estimate": "tcpstart.simulate",
     "load_scenario": "tcpstart.scenario",
+    "register": "tcpstart.controllers",
     "run": "tcpstart.simulate",
     "run_many": "tcpstart.batch",
     "testbed": "tcpstart.kernel",

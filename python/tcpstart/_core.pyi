@@ -64,3 +64,78 @@ __debug_build__: bool
 
 def algorithms() -> str:
     """JSON list of the algorithms: name, summary, reference and params with default/min/max."""
+
+class ControllerError(RuntimeError):
+    """A controller registered from Python failed: the message names the algorithm, the flow,
+    the simulated time and the callback; the controller's own exception is the __cause__."""
+
+def register_controller(
+    name: str, summary: str, reference: str, params: list[tuple[str, float, float, float, bool, str]], cls: Any
+) -> None:
+    """Registers a tcpstart.Controller subclass under `name` (tcpstart.register calls it)."""
+
+# The events of a Python controller's callbacks (times in seconds, sizes in bytes), as the Rust
+# structs of crates/tcpstart-cc/src/events.rs.
+class EstablishedEvent:
+    now: float
+    handshake_rtt: Optional[float]
+    queued_bytes: int
+    rwnd: int
+
+class SentEvent:
+    now: float
+    seq: int
+    len: int
+    is_retransmission: bool
+    bytes_in_flight: int
+    app_limited: bool
+
+class RateSample:
+    delivered: int
+    interval: Optional[float]
+    send_elapsed: float
+    ack_elapsed: float
+    prior_delivered: int
+    prior_time: float
+    rtt: Optional[float]
+    is_app_limited: bool
+    is_retrans: bool
+    losses: int
+    acked_sacked: int
+    total_delivered: int
+    total_lost: int
+    delivered_time: float
+    dupack_credit: int
+    delivery_rate: Optional[float]
+
+class AckEvent:
+    now: float
+    bytes_acked: int
+    bytes_sacked: int
+    rtt_sample: Optional[float]
+    srtt: Optional[float]
+    min_rtt: Optional[float]
+    prior_in_flight: int
+    bytes_in_flight: int
+    in_recovery: bool
+    cwnd_limited: bool
+    snd_una: int
+    snd_nxt: int
+    timestamps: Optional[tuple[int, int]]
+    receiver_echo: Optional[int]
+    rate: Optional[RateSample]
+
+class CongestionEvent:
+    now: float
+    flight_size: int
+    high_data: int
+
+class RecoveryExitEvent:
+    now: float
+    retransmitted_bytes: int
+    bytes_in_flight: int
+
+class RtoEvent:
+    now: float
+    flight_size: int
+    consecutive: int

@@ -13,7 +13,9 @@ import contextlib
 import json
 import os
 import re
+import runpy
 import sys
+import traceback
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence
@@ -25,6 +27,7 @@ from rich.table import Table
 from tcpstart import plot
 from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.batch import default_workers, run_many
+from tcpstart.controllers import ControllerError
 from tcpstart.crosscheck.command import add_command as add_crosscheck_command
 from tcpstart.reproduce import names as reproduce_names
 from tcpstart.kernel.command import add_command as add_testbed_command
@@ -576,6 +579,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Every command has --help with examples. Docs: docs/ in the repository (make docs).",
     )
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument(
+        "--controllers", metavar="FILE.py[,FILE.py]",
+        help="Python files that register controllers (ts.register), so every command can name them",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add = partial(_command, commands)
 
@@ -657,6 +664,13 @@ def _describe(e: Exception) -> str:
     return " ".join(str(e).split())
 
 
+def _load_controllers(path: str) -> None:
+    """Runs a Python file for its ts.register calls."""
+    if not Path(path).is_file():
+        raise ValueError(f"--controllers: no such file: {path}")
+    runpy.run_path(path, run_name="tcpstart_controllers")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     try:
@@ -664,12 +678,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as e:  # usage errors and --help; argparse has printed its message
         return e.code if isinstance(e.code, int) else 2
     try:
+        for path in (args.controllers or "").split(","):
+            if path.strip():
+                _load_controllers(path.strip())
         return args.func(args)
     except BrokenPipeError:
         # The reader went away (`tcpstart algorithms | head`): stop quietly, as other tools do.
         # Python would report the pipe again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except ControllerError as e:
+        # The controller's own traceback first, as Python shows a chained exception.
+        if e.__cause__ is not None:
+            traceback.print_exception(e.__cause__, file=sys.stderr)
+        print(f"tcpstart: error: {e}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as e:
         print(f"tcpstart: error: {_describe(e)}", file=sys.stderr)
         return 2

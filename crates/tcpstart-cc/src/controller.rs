@@ -1,6 +1,18 @@
 //! The congestion-controller trait every algorithm implements.
 
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+use crate::time::Instant;
+
+/// Why a controller could not go on: code it runs outside tcpstart (a Python controller) raised
+/// an error, or answered with a window that is not one. The sender stops the run with it.
+#[derive(Debug)]
+pub struct ControllerFailure {
+    /// The callback that failed: "on_ack", "on_sent", ..., or "__init__" when building it.
+    pub event: &'static str,
+    /// Simulated time of that callback.
+    pub at: Instant,
+    pub error: Box<dyn std::error::Error + Send + Sync>,
+}
 
 /// How the sender's loss recovery treats a partial ACK (one that acknowledges new data below the
 /// recovery point). This is the only recovery choice an algorithm makes; the recovery machinery
@@ -74,5 +86,12 @@ pub trait CongestionControl: Send {
     /// and then leaves it `None` instead of building a sample per ACK (its estimator still runs).
     fn uses_rate_samples(&self) -> bool {
         true
+    }
+    /// The failure of a controller that cannot go on (see [`ControllerFailure`]). Such a
+    /// controller reports a cwnd of 0 from the failed callback on and ignores later ones: the
+    /// sender asks for the failure only when a window is below one segment, so a controller
+    /// that never fails costs nothing per ACK.
+    fn take_failure(&mut self) -> Option<ControllerFailure> {
+        None
     }
 }

@@ -28,12 +28,13 @@ pub mod suss;
 pub mod swift_start;
 pub mod time;
 
-pub use controller::{CongestionControl, PartialAckPolicy};
+pub use controller::{CongestionControl, ControllerFailure, PartialAckPolicy};
 pub use events::{
     AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RateSample, RecoveryExitEvent, RtoEvent, SentEvent,
 };
 pub use receiver::{ReceiverHook, SegmentArrival};
 pub use registry::{
-    algorithms, build, build_receiver_hook, AlgorithmInfo, CcConfig, ParamError, ParamSpec, Params, Registration,
+    algorithms, build, build_receiver_hook, register, AlgorithmInfo, BuildController, BuildReceiver, CcConfig,
+    ParamError, ParamSpec, Params, Registration,
 };
 pub use time::{Duration, Instant};

@@ -1,8 +1,11 @@
 //! The algorithm registry: names, parameters with defaults and allowed ranges, and construction.
-//! Scenario validation and `tcpstart algorithms` both read this one table.
+//! Scenario validation and `tcpstart algorithms` both read this one table: the built-in
+//! [`REGISTRATIONS`], then the algorithms [`register`]ed at run time (by another crate, or by
+//! Python through tcpstart-py).
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 
@@ -95,27 +98,113 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &modified_swift_start::MODIFIED_SWIFT_START,
 ];
 
-const ALGORITHMS: &[AlgorithmInfo] = &{
-    let mut infos = [REGISTRATIONS[0].info; REGISTRATIONS.len()];
-    let mut i = 0;
-    while i < REGISTRATIONS.len() {
-        infos[i] = REGISTRATIONS[i].info;
-        i += 1;
-    }
-    infos
-};
+/// Builds the sender-side part of an algorithm registered at run time.
+pub type BuildController = dyn Fn(&Params, &CcConfig) -> Box<dyn CongestionControl> + Send + Sync;
+/// Builds the receiver-side part of an algorithm registered at run time.
+pub type BuildReceiver = dyn Fn(&Params) -> Box<dyn ReceiverHook> + Send + Sync;
 
-pub fn algorithms() -> &'static [AlgorithmInfo] {
-    ALGORITHMS
+/// An algorithm registered at run time ([`register`]): by a crate outside this one, or by Python.
+#[derive(Clone)]
+struct Dynamic {
+    info: AlgorithmInfo,
+    build: Arc<BuildController>,
+    receiver_hook: Option<Arc<BuildReceiver>>,
 }
 
-fn registration(name: &str) -> Result<&'static Registration, ParamError> {
-    REGISTRATIONS.iter().copied().find(|r| r.info.name == name).ok_or_else(|| ParamError {
+/// The algorithms registered at run time, after the built-in ones. Builders are cloned out
+/// before they are called, so no lock is held while a controller is built (a Python builder
+/// takes the GIL, and a registration from Python holds it while it takes this lock).
+static DYNAMIC: RwLock<Vec<Dynamic>> = RwLock::new(Vec::new());
+
+/// What a registration is looked up as: the built-in table's entry, or a run-time one.
+enum Found {
+    BuiltIn(&'static Registration),
+    Dynamic(Dynamic),
+}
+
+impl Found {
+    fn info(&self) -> AlgorithmInfo {
+        match self {
+            Found::BuiltIn(r) => r.info,
+            Found::Dynamic(d) => d.info,
+        }
+    }
+}
+
+fn dynamic() -> std::sync::RwLockReadGuard<'static, Vec<Dynamic>> {
+    // A builder that panicked cannot leave the list half-changed: it is never called under the lock.
+    DYNAMIC.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Every algorithm tcpstart knows: the built-in ones in the order `tcpstart algorithms` lists
+/// them, then those registered at run time in their order of registration.
+pub fn algorithms() -> Vec<AlgorithmInfo> {
+    REGISTRATIONS.iter().map(|r| r.info).chain(dynamic().iter().map(|d| d.info)).collect()
+}
+
+/// Registers an algorithm at run time, so that scenarios can name it: how a crate outside
+/// tcpstart-cc (or the Python package) adds one without editing [`REGISTRATIONS`]. Its name,
+/// texts and parameter table are kept for the life of the process. Registering a name again
+/// replaces the earlier run-time registration; the built-in names cannot be taken.
+pub fn register(
+    info: AlgorithmInfo,
+    build: Arc<BuildController>,
+    receiver_hook: Option<Arc<BuildReceiver>>,
+) -> Result<(), ParamError> {
+    let name = info.name;
+    let refuse = |message: String| Err(ParamError { key: name.to_string(), message });
+    if REGISTRATIONS.iter().any(|r| r.info.name == name) {
+        return refuse("is a built-in algorithm; choose another name".into());
+    }
+    let valid_name = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-+_.".contains(c))
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    if !valid_name {
+        return refuse("must be letters, digits and - + _ . (starting with a letter or digit)".into());
+    }
+    for spec in info.params {
+        let default_ok = spec.default.is_finite() && spec.min <= spec.default && spec.default <= spec.max;
+        if !default_ok || (spec.integer && spec.default.fract() != 0.0) {
+            return Err(ParamError {
+                key: spec.name.to_string(),
+                message: format!(
+                    "default {} must lie in its range [{}, {}]{}",
+                    spec.default,
+                    spec.min,
+                    spec.max,
+                    if spec.integer { " and be an integer" } else { "" }
+                ),
+            });
+        }
+    }
+    let entry = Dynamic { info, build, receiver_hook };
+    let mut list = DYNAMIC.write().unwrap_or_else(|e| e.into_inner());
+    match list.iter_mut().find(|d| d.info.name == name) {
+        Some(d) => *d = entry,
+        None => list.push(entry),
+    }
+    Ok(())
+}
+
+/// Leaks `s` for the life of the process: the registry's names are `&'static str`, as the
+/// built-in ones are, and a run-time registration is made once per algorithm.
+pub fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+fn registration(name: &str) -> Result<Found, ParamError> {
+    if let Some(r) = REGISTRATIONS.iter().copied().find(|r| r.info.name == name) {
+        return Ok(Found::BuiltIn(r));
+    }
+    if let Some(d) = dynamic().iter().find(|d| d.info.name == name) {
+        return Ok(Found::Dynamic(d.clone()));
+    }
+    Err(ParamError {
         key: name.to_string(),
         message: format!(
             "unknown algorithm {name:?}{}; available: {}",
             suggestion(name).map(|s| format!(" (did you mean {s:?}?)")).unwrap_or_default(),
-            ALGORITHMS.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
+            algorithms().iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
         ),
     })
 }
@@ -128,8 +217,9 @@ fn suggestion(name: &str) -> Option<&'static str> {
     if given.is_empty() {
         return None;
     }
-    let same = ALGORITHMS.iter().find(|a| key(a.name) == given);
-    let mut containing = ALGORITHMS.iter().filter(|a| key(a.name).contains(&given));
+    let known = algorithms();
+    let same = known.iter().find(|a| key(a.name) == given);
+    let mut containing = known.iter().filter(|a| key(a.name).contains(&given));
     same.or_else(|| match (containing.next(), containing.next()) {
         (Some(only), None) => Some(only),
         _ => None,
@@ -137,8 +227,8 @@ fn suggestion(name: &str) -> Option<&'static str> {
     .map(|a| a.name)
 }
 
-pub fn find(name: &str) -> Result<&'static AlgorithmInfo, ParamError> {
-    registration(name).map(|r| &r.info)
+pub fn find(name: &str) -> Result<AlgorithmInfo, ParamError> {
+    registration(name).map(|r| r.info())
 }
 
 /// Checks `params` against the algorithm's table and returns every parameter with its value
@@ -180,7 +270,10 @@ pub fn build(
     cfg: &CcConfig,
 ) -> Result<Box<dyn CongestionControl>, ParamError> {
     let p = resolve_params(name, params)?;
-    Ok((registration(name)?.build)(&p, cfg))
+    Ok(match registration(name)? {
+        Found::BuiltIn(r) => (r.build)(&p, cfg),
+        Found::Dynamic(d) => (d.build)(&p, cfg),
+    })
 }
 
 /// Builds the receiver-side part of an algorithm, for the algorithms that have one.
@@ -189,7 +282,10 @@ pub fn build_receiver_hook(
     params: &BTreeMap<String, f64>,
 ) -> Result<Option<Box<dyn ReceiverHook>>, ParamError> {
     let p = resolve_params(name, params)?;
-    Ok(registration(name)?.receiver_hook.map(|make| make(&p)))
+    Ok(match registration(name)? {
+        Found::BuiltIn(r) => r.receiver_hook.map(|make| make(&p)),
+        Found::Dynamic(d) => d.receiver_hook.map(|make| make(&p)),
+    })
 }
 
 #[cfg(test)]
@@ -231,6 +327,25 @@ mod tests {
         let params = BTreeMap::from([("gamma".to_string(), 4.0)]);
         let err = build("reno", &params, &cfg()).err().unwrap();
         assert_eq!(err.key, "gamma");
+    }
+
+    #[test]
+    fn built_in_names_and_bad_defaults_cannot_be_registered() {
+        let build: Arc<BuildController> = Arc::new(|p, cfg| (REGISTRATIONS[1].build)(p, cfg));
+        let info = |name: &'static str, params: &'static [ParamSpec]| AlgorithmInfo {
+            name,
+            summary: "",
+            reference: "",
+            params,
+        };
+        let err = register(info("newreno", &[]), build.clone(), None).unwrap_err();
+        assert!(err.message.contains("built-in"), "{}", err.message);
+        let err = register(info("has space", &[]), build.clone(), None).unwrap_err();
+        assert_eq!(err.key, "has space");
+        const BAD: &[ParamSpec] = &[ParamSpec { name: "k", default: 5.0, min: 0.0, max: 1.0, integer: false, doc: "" }];
+        let err = register(info("registry-test-bad", BAD), build, None).unwrap_err();
+        assert_eq!((err.key.as_str(), err.message.contains("[0, 1]")), ("k", true), "{}", err.message);
+        assert!(find("registry-test-bad").is_err());
     }
 
     #[test]

@@ -19,6 +19,7 @@ use tcpstart_sim::scenario::{RawScenario, Scenario};
 use tcpstart_sim::trace::{FlowTrace, PacketTrace, Phases, QueueTrace};
 use tcpstart_sim::{scenario, Progress, ScenarioError, Stopped};
 
+mod controller;
 mod pyde;
 
 create_exception!(
@@ -27,6 +28,14 @@ create_exception!(
     PyRuntimeError,
     "A run broke one of the simulator's invariants (a simulator bug): the message names the invariant, the \
      simulated time and the flow."
+);
+
+create_exception!(
+    _core,
+    ControllerError,
+    PyRuntimeError,
+    "A controller registered from Python failed: the message names the algorithm, the flow, the simulated \
+     time and the callback; the controller's own exception is the __cause__."
 );
 
 fn user_error(e: ScenarioError) -> PyErr {
@@ -66,7 +75,7 @@ fn estimate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Boun
 /// Lists the algorithms with their parameters, as JSON.
 #[pyfunction]
 fn algorithms() -> String {
-    serde_json::to_string(tcpstart_cc::algorithms()).expect("the registry serialises")
+    serde_json::to_string(&tcpstart_cc::algorithms()).expect("the registry serialises")
 }
 
 /// A numeric column as its raw bytes with a numpy type code: Python views it in one copy,
@@ -353,9 +362,20 @@ impl Watcher {
     }
 
     /// The Python error of a run that stopped early.
-    fn error(&mut self, stopped: Stopped) -> PyErr {
+    fn error(&mut self, py: Python<'_>, stopped: Stopped) -> PyErr {
         match stopped {
             Stopped::Broken(v) => InvariantError::new_err(v.to_string()),
+            Stopped::Controller(e) => {
+                let message = e.to_string();
+                let Ok(cause) = e.failure.error.downcast::<PyErr>() else { return ControllerError::new_err(message) };
+                // Ctrl-C while the controller's code ran is an interrupt, not its failure.
+                if cause.is_instance_of::<PyKeyboardInterrupt>(py) {
+                    return *cause;
+                }
+                let err = ControllerError::new_err(message);
+                err.set_cause(py, Some(*cause));
+                err
+            }
             // Interrupted here, or by another run sharing the stop flag.
             Stopped::Interrupted => self.raised.take().unwrap_or_else(|| PyKeyboardInterrupt::new_err(())),
         }
@@ -391,7 +411,7 @@ fn simulate(s: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Resu
 /// On the main thread the runs take the GIL every 50 ms to let Python handle signals, so Ctrl-C
 /// raises KeyboardInterrupt at once; `stop` (a `Stop`) stops them from another thread, raising
 /// KeyboardInterrupt too; `progress` is called at those looks. A run that breaks an invariant
-/// raises InvariantError.
+/// raises InvariantError; one whose Python controller fails raises ControllerError.
 #[pyfunction]
 #[pyo3(signature = (scenarios, stop=None, progress=None))]
 fn run_all(
@@ -443,7 +463,7 @@ fn run_all(
         (runs, error, None)
     });
     match stopped {
-        Some(stopped) => Err(watcher.error(stopped)),
+        Some(stopped) => Err(watcher.error(py, stopped)),
         None => Ok((runs, error)),
     }
 }
@@ -457,6 +477,19 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
     m.add_class::<Stop>()?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
+    m.add("ControllerError", m.py().get_type::<ControllerError>())?;
+    m.add_function(wrap_pyfunction!(controller::register_controller, m)?)?;
+    for event in [
+        m.py().get_type::<controller::Established>(),
+        m.py().get_type::<controller::Sent>(),
+        m.py().get_type::<controller::Ack>(),
+        m.py().get_type::<controller::Rate>(),
+        m.py().get_type::<controller::Congestion>(),
+        m.py().get_type::<controller::RecoveryExit>(),
+        m.py().get_type::<controller::Rto>(),
+    ] {
+        m.add(event.name()?, event)?;
+    }
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Set by the package's build backend (pgo/maturin_with_profile.py): the commit and PGO use.
     m.add("__build__", option_env!("TCPSTART_BUILD_INFO").unwrap_or("{}"))?;

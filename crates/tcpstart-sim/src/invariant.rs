@@ -41,12 +41,42 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
+/// A controller from outside tcpstart (a Python one, say) could not go on: the run stops with
+/// its error, named by algorithm, flow, simulated time and callback. Not a simulator bug.
+#[derive(Debug)]
+pub struct ControllerError {
+    pub algorithm: &'static str,
+    pub flow: u32,
+    pub failure: tcpstart_cc::ControllerFailure,
+}
+
+impl fmt::Display for ControllerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ControllerError { algorithm, flow, failure } = self;
+        write!(
+            f,
+            "algorithm '{algorithm}' failed in flow {flow} at {:.9} s, in {}: {}",
+            failure.at.as_secs_f64(),
+            failure.event,
+            failure.error
+        )
+    }
+}
+
+impl std::error::Error for ControllerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.failure.error.as_ref())
+    }
+}
+
 /// Why a run ended without output.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
 pub enum Stopped {
     /// Its watcher asked it to stop (an interrupt).
     Interrupted,
     Broken(Box<Violation>),
+    /// A controller's own code failed (see [`ControllerError`]).
+    Controller(Box<ControllerError>),
 }
 
 impl From<Box<Violation>> for Stopped {

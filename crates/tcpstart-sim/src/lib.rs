@@ -28,7 +28,7 @@ pub mod units;
 use std::ops::ControlFlow;
 
 pub use error::ScenarioError;
-pub use invariant::{Stopped, Violation};
+pub use invariant::{ControllerError, Stopped, Violation};
 pub use output::RunOutput;
 pub use scenario::Scenario;
 pub use sim::{Progress, Simulation};
@@ -36,11 +36,13 @@ pub use sim::{Progress, Simulation};
 /// Simulates `scenario` to the end and collects its output.
 ///
 /// # Panics
-/// When the run breaks an invariant (a simulator bug), with the message of its [`Violation`].
+/// When the run breaks an invariant (a simulator bug), with the message of its [`Violation`],
+/// or a controller registered at run time fails, with its [`ControllerError`].
 pub fn run(scenario: Scenario) -> RunOutput {
     match run_watched(scenario, |_| ControlFlow::Continue(())) {
         Ok(out) => out,
         Err(Stopped::Broken(v)) => panic!("{v}"),
+        Err(Stopped::Controller(e)) => panic!("{e}"),
         Err(Stopped::Interrupted) => unreachable!("nothing interrupts a run without a watcher"),
     }
 }

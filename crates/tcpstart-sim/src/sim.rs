@@ -6,7 +6,7 @@ use tcpstart_cc::{registry, CcConfig, Instant};
 
 use crate::delay_line::{DelayLines, InFlight};
 use crate::event::{Event, EventQueue, TimerKind};
-use crate::invariant::{Stopped, Violation};
+use crate::invariant::Stopped;
 use crate::link::{Link, Offer};
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::pcap::PcapWriter;
@@ -82,8 +82,8 @@ pub struct Simulation {
     /// Some flow has scripted drops: only then are data packets counted at the bottleneck.
     scripted_drops: bool,
     end: Instant,
-    /// The first invariant a sender broke.
-    violation: Option<Box<Violation>>,
+    /// The first invariant a sender broke, or the first controller that failed.
+    violation: Option<Stopped>,
 }
 
 /// How far a run has got, shown to its watcher.
@@ -263,8 +263,8 @@ impl Simulation {
     }
 
     /// The first broken invariant found by the checks made while the run goes.
-    fn check(&mut self) -> Result<(), Box<Violation>> {
-        match self.violation.take().or_else(|| self.events.take_violation()) {
+    fn check(&mut self) -> Result<(), Stopped> {
+        match self.violation.take().or_else(|| self.events.take_violation().map(Stopped::Broken)) {
             Some(v) => Err(v),
             None => Ok(()),
         }
@@ -690,7 +690,7 @@ mod tests {
                 ControlFlow::Continue(())
             }
         });
-        assert_eq!(stopped.err(), Some(Stopped::Interrupted));
+        assert!(matches!(stopped.err(), Some(Stopped::Interrupted)));
         assert_eq!(looks, 3);
     }
 

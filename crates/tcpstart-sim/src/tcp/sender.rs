@@ -18,7 +18,7 @@ use tcpstart_cc::{
     RecoveryExitEvent, RtoEvent, SentEvent,
 };
 
-use crate::invariant::Violation;
+use crate::invariant::{ControllerError, Stopped, Violation};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
@@ -141,7 +141,7 @@ pub struct Sender {
     pub stats: SenderStats,
     /// The first invariant this connection broke; the simulation collects it after each event
     /// the sender handled.
-    pub violation: Option<Box<Violation>>,
+    pub violation: Option<Stopped>,
 }
 
 impl Sender {
@@ -739,7 +739,11 @@ impl Sender {
             }
             _ => ("window", format!("{} set cwnd to {cwnd} B, below one segment ({mss} B)", self.cc.name())),
         };
-        self.violation.get_or_insert_with(|| Violation::new(v.0, Some(self.flow), now, v.1));
+        if let Some(failure) = self.cc.take_failure() {
+            let e = ControllerError { algorithm: self.cc.name(), flow: self.flow, failure };
+            self.violation.get_or_insert(Stopped::Controller(Box::new(e)));
+        }
+        self.violation.get_or_insert_with(|| Violation::new(v.0, Some(self.flow), now, v.1).into());
     }
 
     /// The scoreboard's byte counts against the sequence space, after an ACK. Each outstanding
@@ -766,7 +770,7 @@ impl Sender {
             self.stats.bytes_retransmitted,
             if self.board.is_empty() { "no" } else { "some" },
         );
-        self.violation.get_or_insert_with(|| Violation::new("scoreboard", Some(self.flow), now, detail));
+        self.violation.get_or_insert_with(|| Violation::new("scoreboard", Some(self.flow), now, detail).into());
     }
 }
 
@@ -790,11 +794,11 @@ mod tests {
         let mut out = Vec::new();
         s.send_segment(Instant(1_000), None, &mut out);
         s.check_scoreboard(Instant(1_000));
-        assert_eq!(s.violation, None, "one segment of 1460 B in flight, SND.MAX 1460");
+        assert!(s.violation.is_none(), "one segment of 1460 B in flight, SND.MAX 1460");
         // Fabricated: the segment sent is forgotten by the sequence space, not by the scoreboard.
         s.snd_max = 0;
         s.check_scoreboard(Instant(2_000));
-        let v = s.violation.expect("1460 B in flight with nothing outstanding");
+        let Some(Stopped::Broken(v)) = s.violation else { panic!("1460 B in flight with nothing outstanding") };
         assert_eq!((v.invariant, v.flow, v.at), ("scoreboard", Some(3), Instant(2_000)));
         assert!(v.detail.starts_with("1460 B in flight and 0 B SACKed, with SND.UNA 0 and SND.MAX 0"), "{}", v.detail);
     }
