@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import tcpstart as ts
-from tcpstart.scenario import read_toml
+from tcpstart.scenario import read_scenario_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PORTS = runpy.run_path(str(ROOT / "examples/controllers/ports.py"))
@@ -55,16 +55,16 @@ def newreno_cases() -> dict[str, dict[str, Any]]:
     rto = scenario(loss=0.05, queue="20pkt")
     rto["flows"] = [{"algorithm": "newreno", "size": "1MB", "params": {"abc": 0}}]
     return {
-        "dumbbell-newreno": read_toml(ROOT / "scenarios/dumbbell-newreno.toml"),
-        "lossy-link": read_toml(ROOT / "scenarios/lossy-link.toml"),
-        "two-flows-shared": read_toml(ROOT / "scenarios/two-flows-shared.toml"),
+        "dumbbell-newreno": read_scenario_file(ROOT / "scenarios/dumbbell-newreno.toml"),
+        "lossy-link": read_scenario_file(ROOT / "scenarios/lossy-link.toml"),
+        "two-flows-shared": read_scenario_file(ROOT / "scenarios/two-flows-shared.toml"),
         "no-sack-abc2-three-flows": no_sack,
         "timeouts-abc0": rto,
     }
 
 
 def jump_start_cases() -> dict[str, dict[str, Any]]:
-    single = read_toml(ROOT / "scenarios/jump-start-single.toml")
+    single = read_scenario_file(ROOT / "scenarios/jump-start-single.toml")
     overflow = copy.deepcopy(single)
     overflow["flows"][0]["size"] = 1000 * 1460  # D far beyond the 60-packet queue: losses in the jump
     within_iw = copy.deepcopy(single)
