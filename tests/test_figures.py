@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -15,7 +19,9 @@ from tcpstart.plot import KINDS
 
 
 def _names() -> list[str]:
-    return [a["name"] for a in ts.algorithms()]
+    """The built-in algorithms: a fresh process, since other tests register Python controllers."""
+    code = "import json, tcpstart; print(json.dumps([a['name'] for a in tcpstart.algorithms()]))"
+    return json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
 def test_every_algorithm_has_its_own_look() -> None:
