@@ -24,8 +24,6 @@ from tcpstart.kernel import capture, requirements
 from tcpstart.kernel.netns import PREFIX, ours
 from tcpstart.kernel.plan import make_plan
 
-PYTHON = str(Path(__file__).resolve().parent.parent / "python")
-
 
 def scenario(**over):
     d = {
@@ -109,8 +107,9 @@ def _instances_of(pid: int) -> list[str]:
 
 
 def _tcpstart(*args: str, **kw) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([PYTHON, os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen([sys.executable, "-m", "tcpstart", *args], env=env, stdout=subprocess.PIPE,
+    # The tcpstart these tests import (installed, or the one PYTHONPATH names), never the source
+    # tree's: a clean clone's python/ has no compiled core.
+    return subprocess.Popen([sys.executable, "-m", "tcpstart", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
 
 

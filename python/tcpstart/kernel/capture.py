@@ -63,11 +63,26 @@ class Captures:
             time.sleep(0.02)
 
     def stop(self) -> dict[str, bytes]:
+        self._drain()
         for p in self.procs:
             p.terminate()
         for p in self.procs:
             p.wait(timeout=10)
         return {link: path.read_bytes() for link, path in self.files.items()}
+
+    def _drain(self, quiet: float = 1.0, limit: float = 5.0) -> None:
+        """Waits until no file has grown for `quiet` seconds (at most `limit`): the kernel hands
+        captured frames to dumpcap in blocks, when a block fills or its timeout passes, and
+        dumpcap stopped by a signal writes only what it has been handed, so stopping as soon as
+        the transfer ends loses its last frames."""
+        sizes, since, deadline = None, time.monotonic(), time.monotonic() + limit
+        while time.monotonic() < deadline:
+            now = [p.stat().st_size for p in self.files.values()]
+            if now != sizes:
+                sizes, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return
+            time.sleep(0.05)
 
     def kill(self) -> None:
         for p in self.procs:
