@@ -25,6 +25,7 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use serde::Serialize;
 use tcpstart_cc::Instant;
 
+use crate::columns::{self, table, ColumnData, Scratch, Values};
 use crate::recording::{Names, Recording, Stored};
 use crate::tcp::sender::FlowSample;
 
@@ -108,7 +109,8 @@ fn keep<S: Stored>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
 
 /// The table of a series, in time order.
 fn table<S: Stored, T: Table<S>>(recording: &Recording<S>) -> T {
-    let mut table = T::with_capacity(recording.rows());
+    let mut table = T::default();
+    table.reserve(recording.rows());
     for (key, r) in recording.runs() {
         table.extend(Run { first: r.first, step: recording.step(), count: r.count }, key, &r.state);
     }
@@ -117,8 +119,8 @@ fn table<S: Stored, T: Table<S>>(recording: &Recording<S>) -> T {
 }
 
 /// The columns a series becomes.
-trait Table<S> {
-    fn with_capacity(rows: usize) -> Self;
+trait Table<S>: Default {
+    fn reserve(&mut self, rows: usize);
     /// Appends a run's rows, each column extended in one go.
     fn extend(&mut self, run: Run, key: u32, state: &S);
     /// Puts the rows, appended run by run, in time order.
@@ -366,19 +368,6 @@ fn ordered_bits(x: f64) -> u64 {
     }
 }
 
-/// Puts each column in `order`, through one scratch buffer per column type: a column is gathered
-/// into the scratch, which takes its place, and its old buffer is the next column's scratch. One
-/// new buffer for all columns of a type instead of one each, whose fresh pages fault in on first
-/// touch (a run with 200 flows spent a quarter of its time in page faults).
-fn permute<T: Copy>(columns: &mut [&mut Vec<T>], order: &[u32]) {
-    let mut scratch: Vec<T> = Vec::with_capacity(order.len());
-    for column in columns {
-        scratch.clear();
-        scratch.extend(order.iter().map(|&i| column[i as usize]));
-        std::mem::swap(*column, &mut scratch);
-    }
-}
-
 /// Phases are literals, so the same phase is nearly always the same pointer: compared first, it
 /// spares the byte comparison on every event.
 fn same_phase(a: &str, b: &str) -> bool {
@@ -503,6 +492,21 @@ impl Phases {
     }
 }
 
+impl ColumnData for Phases {
+    fn values(&self) -> Values<'_> {
+        Values::Coded { codes: &self.codes, names: self.names.all() }
+    }
+
+    fn reserve(&mut self, rows: usize) {
+        self.codes.reserve(rows);
+    }
+
+    fn permute(&mut self, order: &[u32], scratch: &mut Scratch) {
+        columns::permute(&mut self.codes, order, scratch.bytes());
+        self.number_by_first_row();
+    }
+}
+
 impl core::ops::Index<usize> for Phases {
     type Output = &'static str;
     fn index(&self, row: usize) -> &&'static str {
@@ -516,38 +520,28 @@ impl Serialize for Phases {
     }
 }
 
-/// Per-flow state over time, as a table: a row per tick while the flow exists (paused while it
-/// is silent), plus its start, phase changes and end, in time order (by flow within a time).
-#[derive(Debug, Default, Serialize)]
-pub struct FlowTable {
-    pub t: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub cwnd: Vec<u64>,
-    pub ssthresh: Vec<u64>,
-    pub inflight: Vec<u64>,
-    pub srtt: Vec<f64>,
-    pub rtt: Vec<f64>,
-    pub pacing_rate: Vec<f64>,
-    pub delivered: Vec<u64>,
-    pub retransmissions: Vec<u64>,
-    pub phase: Phases,
+table! {
+    /// Per-flow state over time, as a table: a row per tick while the flow exists (paused while
+    /// it is silent), plus its start, phase changes and end, in time order (by flow within a
+    /// time).
+    FlowTable "flows" {
+        t: Vec<f64>, Float, "s", "time of the row";
+        flow: Vec<u32>, Int, "", "flow id, as in the summary";
+        cwnd: Vec<u64>, Int, "bytes", "congestion window";
+        ssthresh: Vec<u64>, Int, "bytes", "slow-start threshold; none (null in Python, the largest u64 in Rust) while infinite";
+        inflight: Vec<u64>, Int, "bytes", "bytes in flight";
+        srtt: Vec<f64>, Float, "s", "smoothed RTT (RFC 6298); NaN before the first sample";
+        rtt: Vec<f64>, Float, "s", "latest RTT sample; NaN before the first";
+        pacing_rate: Vec<f64>, Float, "bytes/s", "pacing rate; NaN when the algorithm does not pace";
+        delivered: Vec<u64>, Int, "bytes", "bytes cumulatively acknowledged (SND.UNA)";
+        retransmissions: Vec<u64>, Int, "segments", "segments retransmitted so far";
+        phase: Phases, Text, "", "the algorithm's phase: `handshake`, `slow_start`, `recovery`, ..., `done` at the end";
+    }
 }
 
 impl Table<FlowSample> for FlowTable {
-    fn with_capacity(rows: usize) -> Self {
-        FlowTable {
-            t: Vec::with_capacity(rows),
-            flow: Vec::with_capacity(rows),
-            cwnd: Vec::with_capacity(rows),
-            ssthresh: Vec::with_capacity(rows),
-            inflight: Vec::with_capacity(rows),
-            srtt: Vec::with_capacity(rows),
-            rtt: Vec::with_capacity(rows),
-            pacing_rate: Vec::with_capacity(rows),
-            delivered: Vec::with_capacity(rows),
-            retransmissions: Vec::with_capacity(rows),
-            phase: Phases { names: Names::default(), codes: Vec::with_capacity(rows) },
-        }
+    fn reserve(&mut self, rows: usize) {
+        FlowTable::reserve(self, rows)
     }
 
     fn extend(&mut self, run: Run, flow: u32, s: &FlowSample) {
@@ -567,20 +561,7 @@ impl Table<FlowSample> for FlowTable {
 
     fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.flow) {
-            permute(&mut [&mut self.t, &mut self.srtt, &mut self.rtt, &mut self.pacing_rate], &order);
-            permute(
-                &mut [
-                    &mut self.cwnd,
-                    &mut self.ssthresh,
-                    &mut self.inflight,
-                    &mut self.delivered,
-                    &mut self.retransmissions,
-                ],
-                &order,
-            );
-            permute(&mut [&mut self.flow], &order);
-            permute(&mut [&mut self.phase.codes], &order);
-            self.phase.number_by_first_row();
+            self.permute(&order);
         }
     }
 }
@@ -687,28 +668,23 @@ impl Stored for QueueState {
     }
 }
 
-/// Queue length of the links over time, as a table, with the sojourn time of the packet the link
-/// most recently started sending (NaN before the first): a row per link and tick while its queue
-/// holds packets, and one at the first tick it is empty again, in time order (by link within a
-/// time).
-#[derive(Debug, Default, Serialize)]
-pub struct QueueTable {
-    pub t: Vec<f64>,
-    pub link: Vec<u32>,
-    pub packets: Vec<u64>,
-    pub bytes: Vec<u64>,
-    pub sojourn: Vec<f64>,
+table! {
+    /// Queue length of the links over time, as a table, with the sojourn time of the packet the
+    /// link most recently started sending: a row per link and tick while its queue holds
+    /// packets, and one at the first tick it is empty again, in time order (by link within a
+    /// time).
+    QueueTable "queues" {
+        t: Vec<f64>, Float, "s", "time of the row";
+        link: Vec<u32>, Link, "", "the link's name (its index in Rust)";
+        packets: Vec<u64>, Int, "packets", "packets queued";
+        bytes: Vec<u64>, Int, "bytes", "bytes queued";
+        sojourn: Vec<f64>, Float, "s", "queueing delay of the packet the link last started sending; NaN before the first";
+    }
 }
 
 impl Table<QueueState> for QueueTable {
-    fn with_capacity(rows: usize) -> Self {
-        QueueTable {
-            t: Vec::with_capacity(rows),
-            link: Vec::with_capacity(rows),
-            packets: Vec::with_capacity(rows),
-            bytes: Vec::with_capacity(rows),
-            sojourn: Vec::with_capacity(rows),
-        }
+    fn reserve(&mut self, rows: usize) {
+        QueueTable::reserve(self, rows)
     }
 
     fn extend(&mut self, run: Run, link: u32, s: &QueueState) {
@@ -722,9 +698,7 @@ impl Table<QueueState> for QueueTable {
 
     fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.link) {
-            permute(&mut [&mut self.t, &mut self.sojourn], &order);
-            permute(&mut [&mut self.packets, &mut self.bytes], &order);
-            permute(&mut [&mut self.link], &order);
+            self.permute(&order);
         }
     }
 }
@@ -824,17 +798,17 @@ impl PacketEvent {
     }
 }
 
-/// Every packet event, for time-sequence graphs. Off unless asked for: it grows with traffic.
-#[derive(Debug, Default, Serialize)]
-pub struct PacketTrace {
-    pub t: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub event: Vec<&'static str>,
-    pub seq: Vec<u64>,
-    pub ack: Vec<u64>,
-    pub len: Vec<u32>,
-    /// Link index for drops; u32::MAX for events at an end host.
-    pub link: Vec<u32>,
+table! {
+    /// Every packet event, for time-sequence graphs. Off unless asked for: it grows with traffic.
+    PacketTrace "packets" {
+        t: Vec<f64>, Float, "s", "time of the event";
+        flow: Vec<u32>, Int, "", "flow id, as in the summary; a UDP source's is the number of TCP flows plus its index";
+        event: Vec<&'static str>, Text, "", "`send`, `retransmit`, `arrive`, `ack_send`, `ack_arrive` or `drop`";
+        seq: Vec<u64>, Int, "bytes", "sequence number";
+        ack: Vec<u64>, Int, "bytes", "acknowledgment number";
+        len: Vec<u32>, Int, "bytes", "payload length";
+        link: Vec<u32>, Link, "", "where a packet was dropped; none (empty; the largest u32 in Rust) for events at an end host";
+    }
 }
 
 impl PacketTrace {
