@@ -62,6 +62,10 @@ __build__: str
 """JSON object from the build backend: git_commit, git_dirty, pgo ("{}" when built otherwise)."""
 __debug_build__: bool
 
+def schema() -> str:
+    """JSON list of the trace tables, each {"table", "columns"}, a column {"name", "dtype" (float,
+    int, text or link), "unit", "doc"}, in the order the tables hold them."""
+
 def algorithms() -> str:
     """JSON list of the algorithms: name, summary, reference and params with default/min/max."""
 

@@ -11,48 +11,33 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
 import numpy as np
 import polars as pl
 
+from tcpstart import _core
 from tcpstart._files import atomic_directory
 from tcpstart.provenance import describe, provenance
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tcpstart import _core
-
 Frame = Union[pl.DataFrame, Callable[[], pl.DataFrame]]
 
 # The core reports an infinite ssthresh as u64::MAX; no real window comes near 2**62 bytes.
 INFINITE = 2**62
 
-FLOW_TYPES = {
-    "t": pl.Float64,
-    "flow": pl.Int64,
-    "cwnd": pl.Int64,
-    "ssthresh": pl.Int64,
-    "inflight": pl.Int64,
-    "srtt": pl.Float64,
-    "rtt": pl.Float64,
-    "pacing_rate": pl.Float64,
-    "delivered": pl.Int64,
-    "retransmissions": pl.Int64,
-    "phase": pl.String,
-}
-QUEUE_TYPES = {"t": pl.Float64, "link": pl.String, "packets": pl.Int64, "bytes": pl.Int64, "sojourn": pl.Float64}
-PACKET_TYPES = {
-    "t": pl.Float64,
-    "flow": pl.Int64,
-    "event": pl.String,
-    "seq": pl.Int64,
-    "ack": pl.Int64,
-    "len": pl.Int64,
-    "link": pl.String,
-}
-# Each table of a core run: the Run method that hands its columns over, and its column types.
-_TAKE = {
-    "flows": ("take_flows", FLOW_TYPES),
-    "queues": ("take_queues", QUEUE_TYPES),
-    "packets": ("take_packets", PACKET_TYPES),
-}
+# The polars type of each column type of the core's schema (crates/tcpstart-sim/src/columns.rs).
+_DTYPES = {"float": pl.Float64, "int": pl.Int64, "text": pl.String, "link": pl.String}
+
+
+def _schema_types() -> dict[str, dict[str, Any]]:
+    """{table: {column: polars type}}, in the core's column order."""
+    return {
+        table["table"]: {c["name"]: _DTYPES[c["dtype"]] for c in table["columns"]}
+        for table in json.loads(_core.schema())
+    }
+
+
+TYPES = _schema_types()
+# Each table of a core run: the Run method that hands its columns over.
+_TAKE = {"flows": "take_flows", "queues": "take_queues", "packets": "take_packets"}
 
 
 def _column(name: str, encoded: tuple[Any, ...], dtype: Any) -> pl.Series:
@@ -106,15 +91,12 @@ def _flow_line(f: Dict[str, Any]) -> str:
 class Result:
     """Everything a run produced.
 
-    `flows` samples each flow's state (t, flow, cwnd, ssthresh, inflight, srtt, rtt,
-    pacing_rate, delivered, retransmissions, phase) at every tick of the trace interval while
-    the flow exists (paused while it has no events), and at its start, phase changes and end;
-    times are in seconds, sizes in
-    bytes, a missing ssthresh (infinite) is null. `queues` samples each link's queue at every
-    tick while it holds packets (t, link, packets, bytes, sojourn: the queueing delay of the
-    packet the link last started sending, NaN before the first). Both are in time order; see
-    docs/scenarios.md, "Time series". `packets` has one row per packet event when tracing asked
-    for it, else None.
+    `flows` samples each flow's state (window, RTTs, bytes delivered, phase, ...) at every tick
+    of the trace interval while the flow exists (paused while it has no events), and at its
+    start, phase changes and end. `queues` samples each link's queue at every tick while it
+    holds packets. Both are in time order. `packets` has one row per packet event when tracing
+    asked for it, else None. The columns, their types, units and meaning are those of
+    `tcpstart._core.schema()`, listed in docs/scenarios.md, "Time series".
 
     The three tables and the summary are built from the core's run when first used: a sweep
     that reads only a few results pays nothing for the rest (building the tables costs more
@@ -158,9 +140,8 @@ class Result:
 
     def _table(self, name: str) -> Optional[pl.DataFrame]:
         if name not in self._tables:  # from a core run, which hands each table over once
-            take, types = _TAKE[name]
-            columns = getattr(self._run, take)()
-            self._tables[name] = None if columns is None else _frame(columns, types)
+            columns = getattr(self._run, _TAKE[name])()
+            self._tables[name] = None if columns is None else _frame(columns, TYPES[name])
         table = self._tables[name]
         if callable(table):
             table = self._tables[name] = table()

@@ -14,9 +14,10 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use serde::Deserialize;
 
+use tcpstart_sim::columns::{Dtype, Schema, Values};
 use tcpstart_sim::output::{LinkSummary, Summary};
 use tcpstart_sim::scenario::{RawScenario, Scenario};
-use tcpstart_sim::trace::{FlowTrace, PacketTrace, Phases, QueueTrace};
+use tcpstart_sim::trace::{FlowTable, FlowTrace, PacketTrace, QueueTable, QueueTrace};
 use tcpstart_sim::{scenario, Progress, ScenarioError, Stopped};
 
 mod controller;
@@ -72,6 +73,12 @@ fn estimate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Boun
     to_python(py, &value)
 }
 
+/// The trace tables and their columns (name, dtype, unit, doc), as JSON.
+#[pyfunction]
+fn schema() -> String {
+    serde_json::to_string(&tcpstart_sim::columns::schemas()).expect("the schemas serialise")
+}
+
 /// Lists the algorithms with their parameters, as JSON.
 #[pyfunction]
 fn algorithms() -> String {
@@ -85,7 +92,7 @@ fn numeric<'py, T: bytemuck::Pod>(py: Python<'py>, code: &str, values: &[T]) -> 
 }
 
 /// A text column, dictionary-encoded: u32 codes into a short list of distinct strings.
-fn text<'py>(py: Python<'py>, values: impl Iterator<Item = &'py str>) -> PyResult<Bound<'py, PyTuple>> {
+fn text<'py, 'a>(py: Python<'py>, values: impl Iterator<Item = &'a str>) -> PyResult<Bound<'py, PyTuple>> {
     let mut categories: Vec<&str> = Vec::new();
     let codes: Vec<u32> = values
         .map(|v| match categories.iter().position(|c| *c == v) {
@@ -111,19 +118,18 @@ fn categorical<'py>(py: Python<'py>, codes: &[u32], categories: Vec<&str>) -> Py
     )
 }
 
-/// The phase column as `text` would make it (categories in the order they first appear), from the
-/// trace's own byte codes: no string comparison per row.
-fn phases<'py>(py: Python<'py>, column: &Phases) -> PyResult<Bound<'py, PyTuple>> {
+/// A coded column (`Values::Coded`) as `text` would make it (categories in the order they first
+/// appear), from its byte codes: no string comparison per row.
+fn coded<'py>(py: Python<'py>, codes: &[u8], names: &[&'static str]) -> PyResult<Bound<'py, PyTuple>> {
     let mut category = [u32::MAX; 256];
     let mut categories = Vec::new();
-    let codes: Vec<u32> = column
-        .codes()
+    let codes: Vec<u32> = codes
         .iter()
         .map(|&c| {
             let k = &mut category[c as usize];
             if *k == u32::MAX {
                 *k = categories.len() as u32;
-                categories.push(column.names()[c as usize]);
+                categories.push(names[c as usize]);
             }
             *k
         })
@@ -131,8 +137,31 @@ fn phases<'py>(py: Python<'py>, column: &Phases) -> PyResult<Bound<'py, PyTuple>
     categorical(py, &codes, categories)
 }
 
-fn link_names<'py>(py: Python<'py>, indices: &[u32], links: &'py [LinkSummary]) -> PyResult<Bound<'py, PyTuple>> {
+fn link_names<'py>(py: Python<'py>, indices: &[u32], links: &[LinkSummary]) -> PyResult<Bound<'py, PyTuple>> {
     text(py, indices.iter().map(|&i| links.get(i as usize).map_or("", |l| l.name.as_str())))
+}
+
+/// A table's columns as a dict {name: column}, each in `numeric`'s or `text`'s form; a link
+/// column by the links' names.
+fn hand_over<'py>(
+    py: Python<'py>,
+    schema: &Schema,
+    columns: Vec<Values<'_>>,
+    links: &[LinkSummary],
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (column, values) in schema.columns.iter().zip(columns) {
+        let value = match (column.dtype, values) {
+            (Dtype::Link, Values::U32(indices)) => link_names(py, indices, links)?.into_any(),
+            (_, Values::F64(v)) => numeric(py, "f8", v).into_pyobject(py)?.into_any(),
+            (_, Values::U64(v)) => numeric(py, "u8", v).into_pyobject(py)?.into_any(),
+            (_, Values::U32(v)) => numeric(py, "u4", v).into_pyobject(py)?.into_any(),
+            (_, Values::Str(v)) => text(py, v.iter().copied())?.into_any(),
+            (_, Values::Coded { codes, names }) => coded(py, codes, names)?.into_any(),
+        };
+        dict.set_item(column.name, value)?;
+    }
+    Ok(dict)
 }
 
 /// A finished run, kept in Rust: Python converts each part only when it is first asked for, so
@@ -196,45 +225,19 @@ impl Run {
     /// over once (the Rust copy is freed).
     fn take_flows<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let f = self.flows.take().ok_or_else(|| taken("flows"))?.table();
-        let flows = PyDict::new(py);
-        flows.set_item("t", numeric(py, "f8", &f.t))?;
-        flows.set_item("flow", numeric(py, "u4", &f.flow))?;
-        flows.set_item("cwnd", numeric(py, "u8", &f.cwnd))?;
-        flows.set_item("ssthresh", numeric(py, "u8", &f.ssthresh))?;
-        flows.set_item("inflight", numeric(py, "u8", &f.inflight))?;
-        flows.set_item("srtt", numeric(py, "f8", &f.srtt))?;
-        flows.set_item("rtt", numeric(py, "f8", &f.rtt))?;
-        flows.set_item("pacing_rate", numeric(py, "f8", &f.pacing_rate))?;
-        flows.set_item("delivered", numeric(py, "u8", &f.delivered))?;
-        flows.set_item("retransmissions", numeric(py, "u8", &f.retransmissions))?;
-        flows.set_item("phase", phases(py, &f.phase)?)?;
-        Ok(flows)
+        hand_over(py, &FlowTable::SCHEMA, f.columns(), &self.summary.links)
     }
 
     /// The queue time series as columns, built now; hands them over once.
     fn take_queues<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let q = self.queues.take().ok_or_else(|| taken("queues"))?.table();
-        let queues = PyDict::new(py);
-        queues.set_item("t", numeric(py, "f8", &q.t))?;
-        queues.set_item("link", link_names(py, &q.link, &self.summary.links)?)?;
-        queues.set_item("packets", numeric(py, "u8", &q.packets))?;
-        queues.set_item("bytes", numeric(py, "u8", &q.bytes))?;
-        queues.set_item("sojourn", numeric(py, "f8", &q.sojourn))?;
-        Ok(queues)
+        hand_over(py, &QueueTable::SCHEMA, q.columns(), &self.summary.links)
     }
 
     /// The packet events as columns, or None when not traced; hands them over once.
     fn take_packets<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(p) = self.packets.take() else { return Ok(None) };
-        let packets = PyDict::new(py);
-        packets.set_item("t", numeric(py, "f8", &p.t))?;
-        packets.set_item("flow", numeric(py, "u4", &p.flow))?;
-        packets.set_item("event", text(py, p.event.iter().copied())?)?;
-        packets.set_item("seq", numeric(py, "u8", &p.seq))?;
-        packets.set_item("ack", numeric(py, "u8", &p.ack))?;
-        packets.set_item("len", numeric(py, "u4", &p.len))?;
-        packets.set_item("link", link_names(py, &p.link, &self.summary.links)?)?;
-        Ok(Some(packets))
+        hand_over(py, &PacketTrace::SCHEMA, p.columns(), &self.summary.links).map(Some)
     }
 
     /// The pcap files, {link name: bytes}.
@@ -473,6 +476,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(run_all, m)?)?;
     m.add_class::<Run>()?;
     m.add_class::<Stop>()?;

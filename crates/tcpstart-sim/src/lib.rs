@@ -5,6 +5,7 @@
 //! and the same scenario and seed always give the same output.
 
 pub mod ack_compression;
+pub mod columns;
 pub mod delay_line;
 pub mod error;
 pub mod event;

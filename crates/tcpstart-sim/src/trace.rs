@@ -25,7 +25,8 @@ use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use serde::Serialize;
 use tcpstart_cc::Instant;
 
-use crate::recording::{Decoder, Encoder, Names, PackedState, Recording};
+use crate::columns::{self, table, ColumnData, Scratch, Values};
+use crate::recording::{Names, Recording, Stored};
 use crate::tcp::sender::FlowSample;
 
 fn secs(d: Option<Duration>) -> f64 {
@@ -97,7 +98,7 @@ impl Run {
 
 /// Appends the rows `key` owes to its series.
 #[inline]
-fn keep<S: PackedState>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
+fn keep<S: Stored>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
     if due.is_empty() {
         return;
     }
@@ -107,8 +108,9 @@ fn keep<S: PackedState>(recording: &mut Recording<S>, key: u32, due: Due<S>) {
 }
 
 /// The table of a series, in time order.
-fn table<S: PackedState, T: Table<S>>(recording: &Recording<S>) -> T {
-    let mut table = T::with_capacity(recording.rows());
+fn table<S: Stored, T: Table<S>>(recording: &Recording<S>) -> T {
+    let mut table = T::default();
+    table.reserve(recording.rows());
     for (key, r) in recording.runs() {
         table.extend(Run { first: r.first, step: recording.step(), count: r.count }, key, &r.state);
     }
@@ -117,8 +119,8 @@ fn table<S: PackedState, T: Table<S>>(recording: &Recording<S>) -> T {
 }
 
 /// The columns a series becomes.
-trait Table<S> {
-    fn with_capacity(rows: usize) -> Self;
+trait Table<S>: Default {
+    fn reserve(&mut self, rows: usize);
     /// Appends a run's rows, each column extended in one go.
     fn extend(&mut self, run: Run, key: u32, state: &S);
     /// Puts the rows, appended run by run, in time order.
@@ -366,19 +368,6 @@ fn ordered_bits(x: f64) -> u64 {
     }
 }
 
-/// Puts each column in `order`, through one scratch buffer per column type: a column is gathered
-/// into the scratch, which takes its place, and its old buffer is the next column's scratch. One
-/// new buffer for all columns of a type instead of one each, whose fresh pages fault in on first
-/// touch (a run with 200 flows spent a quarter of its time in page faults).
-fn permute<T: Copy>(columns: &mut [&mut Vec<T>], order: &[u32]) {
-    let mut scratch: Vec<T> = Vec::with_capacity(order.len());
-    for column in columns {
-        scratch.clear();
-        scratch.extend(order.iter().map(|&i| column[i as usize]));
-        std::mem::swap(*column, &mut scratch);
-    }
-}
-
 /// Phases are literals, so the same phase is nearly always the same pointer: compared first, it
 /// spares the byte comparison on every event.
 fn same_phase(a: &str, b: &str) -> bool {
@@ -398,79 +387,21 @@ impl Sampled for FlowSample {
     }
 }
 
-/// What a flow's guesses keep of its states before the previous one: the bytes delivered in
-/// the latest three, latest first, and the window in the latest.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct FlowPast {
-    delivered: [u64; 3],
-    cwnd: u64,
-}
+/// The words of a flow's state (`Stored`), in order.
+const CWND: usize = 0;
+const SSTHRESH: usize = 1;
+const INFLIGHT: usize = 2;
+const RTT: usize = 3;
+const SRTT: usize = 4;
+const PACED: usize = 5;
+const PACING_RATE: usize = 6;
+const DELIVERED: usize = 7;
+const RETRANSMISSIONS: usize = 8;
+const PHASE: usize = 9;
 
-/// Guesses of a flow's delivered bytes: its previous count, or that plus the change between
-/// the two runs before the previous, or the two before those. A flow's ACKs come in bursts
-/// about an RTT apart, so on ticks shorter than the RTT the bytes delivered per tick follow a
-/// pattern that repeats every few ticks (B1 at 300 s, 30 ms ticks of a 49 ms RTT: 236, 236,
-/// 140 segments, ...) which the change a run or two before catches where the previous change
-/// does not (docs/performance.md, "Twelfth round").
-fn delivered_guesses(prev: &FlowSample, past: &FlowPast) -> [u64; 3] {
-    let change = |i: usize| past.delivered[i].wrapping_sub(past.delivered[i + 1]);
-    [prev.delivered, prev.delivered.wrapping_add(change(0)), prev.delivered.wrapping_add(change(1))]
-}
+impl Stored for FlowSample {
+    const WORDS: usize = 10;
 
-/// Guesses of a flow's smoothed RTT (as `nanos`): its previous value, or what it becomes after
-/// as many RTT samples equal to the row's latest, `rtt`, as ACKs of two segments (delayed ACKs)
-/// or of one would bring for the bytes delivered since (`segment`: the unit the delivered
-/// bytes' changes are multiples of). RFC 6298's `SRTT = 7/8 SRTT + 1/8 R` per sample, floored
-/// as `RttEstimator::sample` does: the offset from the sample becomes `floor(7/8 offset)`
-/// each time, down to 0 from above and -7 from below. Where a tick spans many ACKs the
-/// smoothed RTT has settled near the latest sample (B1 at 300 s); where it spans a few it has
-/// moved part of the way (B1 at 30 s, B3): 7 bits a run fewer than with the previous value and
-/// the latest sample as the guesses at 30 s, 3 in B3, 2 at 300 s (docs/performance.md,
-/// "Twelfth round").
-fn srtt_guesses(prev: &FlowSample, delivered: u64, segment: u64, rtt: u64) -> [u64; 3] {
-    let acks = delivered.wrapping_sub(prev.delivered) / segment.max(1);
-    let mut offset = nanos(prev.srtt).wrapping_sub(rtt) as i64;
-    // Stops at a fixed point, where further samples change nothing: at most about 330 steps
-    // from any offset (each takes an eighth off), a few dozen from a millisecond.
-    let mut settle = |samples: u64| {
-        for _ in 0..samples {
-            let next = offset.wrapping_mul(7) >> 3;
-            if next == offset {
-                break;
-            }
-            offset = next;
-        }
-        rtt.wrapping_add(offset as u64)
-    };
-    [nanos(prev.srtt), settle(acks / 2), settle(acks - acks / 2)]
-}
-
-/// A flow's bytes in flight guessed as its window in whole segments (`segment`: the unit the
-/// delivered bytes' changes are multiples of): a flow limited by its window sends up to it after
-/// each ACK, so at a tick its flight is the window rounded down to a segment (B1 at 300 s:
-/// window 808 452, in flight 807 380, 553 segments), where its previous flight is some segments
-/// off (docs/performance.md, "Twelfth round").
-fn window_in_segments(cwnd: u64, segment: u64) -> u64 {
-    cwnd - cwnd % segment.max(1)
-}
-
-/// A flow's window guessed from the bytes `delivered` since its previous row: changed by as much
-/// per byte delivered as between the two rows before. A window grows with the ACKs that come
-/// in (a segment each per ACK in slow start, about a segment per window in congestion
-/// avoidance), so its change follows the delivered bytes' much more closely than its previous
-/// change does: on B1's 30 ms ticks, where a tick sees a burst of several hundred segments or
-/// a handful, the change costs 1-2 bits against 11 (docs/performance.md, "Twelfth round").
-fn window_guess(delivered: u64, prev: &FlowSample, past: &FlowPast) -> u64 {
-    let now = delivered.wrapping_sub(prev.delivered) as i64;
-    let was = prev.delivered.wrapping_sub(past.delivered[0]) as i64;
-    let grew = prev.cwnd.wrapping_sub(past.cwnd) as i64;
-    // Wrapping differences and no panics: any guess will do for a state out of the ordinary,
-    // as long as both sides make the same.
-    let change = now.checked_mul(grew).and_then(|p| p.checked_div(was)).unwrap_or(0);
-    prev.cwnd.wrapping_add(change as u64)
-}
-
-impl PackedState for FlowSample {
     fn identical(&self, o: &Self) -> bool {
         let bits = |x: &FlowSample| {
             let counts = (x.cwnd, x.ssthresh, x.inflight, x.delivered, x.retransmissions);
@@ -479,66 +410,33 @@ impl PackedState for FlowSample {
         bits(self) == bits(o) && same_phase(self.phase, o.phase)
     }
 
-    type Past = FlowPast;
-
-    fn remember(past: &mut FlowPast, prev: &Self) {
-        past.delivered = [prev.delivered, past.delivered[0], past.delivered[1]];
-        past.cwnd = prev.cwnd;
+    fn write(&self, names: &mut Names, w: &mut [u64]) {
+        w[CWND] = self.cwnd;
+        w[SSTHRESH] = self.ssthresh;
+        w[INFLIGHT] = self.inflight;
+        w[RTT] = nanos(self.rtt);
+        // The smoothed RTT follows the samples: as its offset from the latest it changes less
+        // from row to row than itself.
+        w[SRTT] = nanos(self.srtt).wrapping_sub(w[RTT]);
+        w[PACED] = self.pacing_rate.is_some() as u64;
+        w[PACING_RATE] = self.pacing_rate.map_or(0, f64::to_bits);
+        w[DELIVERED] = self.delivered;
+        w[RETRANSMISSIONS] = self.retransmissions;
+        w[PHASE] = names.index(self.phase);
     }
 
-    fn pack(&self, prev: &Self, past: &FlowPast, names: &mut Names, out: &mut Encoder) {
-        out.put_multiple_of_either(self.delivered, delivered_guesses(prev, past));
-        let segment = out.last_unit();
-        out.put_either(self.cwnd, [prev.cwnd, window_guess(self.delivered, prev, past)]);
-        out.put_multiple_of_either(self.inflight, [prev.inflight, window_in_segments(self.cwnd, segment)]);
-        out.put_multiple(nanos(self.rtt), nanos(prev.rtt));
-        out.put_either(nanos(self.srtt), srtt_guesses(prev, self.delivered, segment, nanos(self.rtt)));
-        // What rarely changes, in one code that is nearly always zero, where a code each took
-        // a bit each (docs/performance.md, "Twelfth round"): the phase (zero: the previous
-        // run's, else its index plus one), whether the pacing rate's presence changed, and
-        // whether the slow-start threshold and the retransmissions changed, written only then.
-        let phase = if same_phase(self.phase, prev.phase) { 0 } else { names.index(self.phase) + 1 };
-        let paced = self.pacing_rate.is_some() != prev.pacing_rate.is_some();
-        let threshold = self.ssthresh != prev.ssthresh;
-        let retransmitted = self.retransmissions != prev.retransmissions;
-        out.put(phase << 3 | (paced as u64) << 2 | (threshold as u64) << 1 | retransmitted as u64);
-        match threshold {
-            true => out.put_change(self.ssthresh, prev.ssthresh),
-            false => out.skip(),
+    fn read(w: &[u64], names: &Names) -> Self {
+        FlowSample {
+            cwnd: w[CWND],
+            ssthresh: w[SSTHRESH],
+            inflight: w[INFLIGHT],
+            srtt: from_nanos(w[SRTT].wrapping_add(w[RTT])),
+            rtt: from_nanos(w[RTT]),
+            pacing_rate: (w[PACED] != 0).then(|| f64::from_bits(w[PACING_RATE])),
+            delivered: w[DELIVERED],
+            retransmissions: w[RETRANSMISSIONS],
+            phase: names.get(w[PHASE]),
         }
-        match retransmitted {
-            true => out.put_change(self.retransmissions, prev.retransmissions),
-            false => out.skip(),
-        }
-        if let Some(rate) = self.pacing_rate {
-            out.put_change(rate.to_bits(), prev.pacing_rate.map_or(0, f64::to_bits));
-        }
-    }
-
-    fn unpack(prev: &Self, past: &FlowPast, names: &Names, input: &mut Decoder) -> Self {
-        let delivered = input.get_multiple_of_either(delivered_guesses(prev, past));
-        let segment = input.last_unit();
-        let cwnd = input.get_either([prev.cwnd, window_guess(delivered, prev, past)]);
-        let inflight = input.get_multiple_of_either([prev.inflight, window_in_segments(cwnd, segment)]);
-        let rtt = input.get_multiple(nanos(prev.rtt));
-        let srtt = from_nanos(input.get_either(srtt_guesses(prev, delivered, segment, rtt)));
-        let rtt = from_nanos(rtt);
-        let tag = input.get();
-        let ssthresh = match tag & 2 != 0 {
-            true => input.get_change(prev.ssthresh),
-            false => input.skip(prev.ssthresh),
-        };
-        let retransmissions = match tag & 1 != 0 {
-            true => input.get_change(prev.retransmissions),
-            false => input.skip(prev.retransmissions),
-        };
-        let paced = prev.pacing_rate.is_some() != (tag & 4 != 0);
-        let pacing_rate = paced.then(|| f64::from_bits(input.get_change(prev.pacing_rate.map_or(0, f64::to_bits))));
-        let phase = match tag >> 3 {
-            0 => prev.phase,
-            i => names.get(i - 1),
-        };
-        FlowSample { cwnd, ssthresh, inflight, srtt, rtt, pacing_rate, delivered, retransmissions, phase }
     }
 }
 
@@ -594,6 +492,21 @@ impl Phases {
     }
 }
 
+impl ColumnData for Phases {
+    fn values(&self) -> Values<'_> {
+        Values::Coded { codes: &self.codes, names: self.names.all() }
+    }
+
+    fn reserve(&mut self, rows: usize) {
+        self.codes.reserve(rows);
+    }
+
+    fn permute(&mut self, order: &[u32], scratch: &mut Scratch) {
+        columns::permute(&mut self.codes, order, scratch.bytes());
+        self.number_by_first_row();
+    }
+}
+
 impl core::ops::Index<usize> for Phases {
     type Output = &'static str;
     fn index(&self, row: usize) -> &&'static str {
@@ -607,38 +520,28 @@ impl Serialize for Phases {
     }
 }
 
-/// Per-flow state over time, as a table: a row per tick while the flow exists (paused while it
-/// is silent), plus its start, phase changes and end, in time order (by flow within a time).
-#[derive(Debug, Default, Serialize)]
-pub struct FlowTable {
-    pub t: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub cwnd: Vec<u64>,
-    pub ssthresh: Vec<u64>,
-    pub inflight: Vec<u64>,
-    pub srtt: Vec<f64>,
-    pub rtt: Vec<f64>,
-    pub pacing_rate: Vec<f64>,
-    pub delivered: Vec<u64>,
-    pub retransmissions: Vec<u64>,
-    pub phase: Phases,
+table! {
+    /// Per-flow state over time, as a table: a row per tick while the flow exists (paused while
+    /// it is silent), plus its start, phase changes and end, in time order (by flow within a
+    /// time).
+    FlowTable "flows" {
+        t: Vec<f64>, Float, "s", "time of the row";
+        flow: Vec<u32>, Int, "", "flow id, as in the summary";
+        cwnd: Vec<u64>, Int, "bytes", "congestion window";
+        ssthresh: Vec<u64>, Int, "bytes", "slow-start threshold; none (null in Python, the largest u64 in Rust) while infinite";
+        inflight: Vec<u64>, Int, "bytes", "bytes in flight";
+        srtt: Vec<f64>, Float, "s", "smoothed RTT (RFC 6298); NaN before the first sample";
+        rtt: Vec<f64>, Float, "s", "latest RTT sample; NaN before the first";
+        pacing_rate: Vec<f64>, Float, "bytes/s", "pacing rate; NaN when the algorithm does not pace";
+        delivered: Vec<u64>, Int, "bytes", "bytes cumulatively acknowledged (SND.UNA)";
+        retransmissions: Vec<u64>, Int, "segments", "segments retransmitted so far";
+        phase: Phases, Text, "", "the algorithm's phase: `handshake`, `slow_start`, `recovery`, ..., `done` at the end";
+    }
 }
 
 impl Table<FlowSample> for FlowTable {
-    fn with_capacity(rows: usize) -> Self {
-        FlowTable {
-            t: Vec::with_capacity(rows),
-            flow: Vec::with_capacity(rows),
-            cwnd: Vec::with_capacity(rows),
-            ssthresh: Vec::with_capacity(rows),
-            inflight: Vec::with_capacity(rows),
-            srtt: Vec::with_capacity(rows),
-            rtt: Vec::with_capacity(rows),
-            pacing_rate: Vec::with_capacity(rows),
-            delivered: Vec::with_capacity(rows),
-            retransmissions: Vec::with_capacity(rows),
-            phase: Phases { names: Names::default(), codes: Vec::with_capacity(rows) },
-        }
+    fn reserve(&mut self, rows: usize) {
+        FlowTable::reserve(self, rows)
     }
 
     fn extend(&mut self, run: Run, flow: u32, s: &FlowSample) {
@@ -658,20 +561,7 @@ impl Table<FlowSample> for FlowTable {
 
     fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.flow) {
-            permute(&mut [&mut self.t, &mut self.srtt, &mut self.rtt, &mut self.pacing_rate], &order);
-            permute(
-                &mut [
-                    &mut self.cwnd,
-                    &mut self.ssthresh,
-                    &mut self.inflight,
-                    &mut self.delivered,
-                    &mut self.retransmissions,
-                ],
-                &order,
-            );
-            permute(&mut [&mut self.flow], &order);
-            permute(&mut [&mut self.phase.codes], &order);
-            self.phase.number_by_first_row();
+            self.permute(&order);
         }
     }
 }
@@ -762,51 +652,39 @@ impl Sampled for QueueState {
     }
 }
 
-impl PackedState for QueueState {
+impl Stored for QueueState {
+    const WORDS: usize = 3;
+
     fn identical(&self, o: &Self) -> bool {
         self == o
     }
 
-    type Past = ();
-
-    fn remember(_: &mut (), _: &Self) {}
-
-    fn pack(&self, prev: &Self, _: &(), _: &mut Names, out: &mut Encoder) {
-        out.put_change(self.packets, prev.packets);
-        out.put_multiple(self.bytes, prev.bytes);
-        out.put_multiple(code(self.sojourn), code(prev.sojourn));
+    fn write(&self, _: &mut Names, w: &mut [u64]) {
+        w.copy_from_slice(&[self.packets, self.bytes, code(self.sojourn)]);
     }
 
-    fn unpack(prev: &Self, _: &(), _: &Names, input: &mut Decoder) -> Self {
-        let packets = input.get_change(prev.packets);
-        let bytes = input.get_multiple(prev.bytes);
-        let sojourn = input.get_multiple(code(prev.sojourn)).checked_sub(1);
-        QueueState { packets, bytes, sojourn }
+    fn read(w: &[u64], _: &Names) -> Self {
+        QueueState { packets: w[0], bytes: w[1], sojourn: w[2].checked_sub(1) }
     }
 }
 
-/// Queue length of the links over time, as a table, with the sojourn time of the packet the link
-/// most recently started sending (NaN before the first): a row per link and tick while its queue
-/// holds packets, and one at the first tick it is empty again, in time order (by link within a
-/// time).
-#[derive(Debug, Default, Serialize)]
-pub struct QueueTable {
-    pub t: Vec<f64>,
-    pub link: Vec<u32>,
-    pub packets: Vec<u64>,
-    pub bytes: Vec<u64>,
-    pub sojourn: Vec<f64>,
+table! {
+    /// Queue length of the links over time, as a table, with the sojourn time of the packet the
+    /// link most recently started sending: a row per link and tick while its queue holds
+    /// packets, and one at the first tick it is empty again, in time order (by link within a
+    /// time).
+    QueueTable "queues" {
+        t: Vec<f64>, Float, "s", "time of the row";
+        link: Vec<u32>, Link, "", "the link's name (its index in Rust)";
+        packets: Vec<u64>, Int, "packets", "packets queued";
+        bytes: Vec<u64>, Int, "bytes", "bytes queued";
+        sojourn: Vec<f64>, Float, "s", "queueing delay of the packet the link last started sending; NaN before the first";
+    }
 }
 
 impl Table<QueueState> for QueueTable {
-    fn with_capacity(rows: usize) -> Self {
-        QueueTable {
-            t: Vec::with_capacity(rows),
-            link: Vec::with_capacity(rows),
-            packets: Vec::with_capacity(rows),
-            bytes: Vec::with_capacity(rows),
-            sojourn: Vec::with_capacity(rows),
-        }
+    fn reserve(&mut self, rows: usize) {
+        QueueTable::reserve(self, rows)
     }
 
     fn extend(&mut self, run: Run, link: u32, s: &QueueState) {
@@ -820,9 +698,7 @@ impl Table<QueueState> for QueueTable {
 
     fn sort(&mut self) {
         if let Some(order) = time_order(&self.t, &self.link) {
-            permute(&mut [&mut self.t, &mut self.sojourn], &order);
-            permute(&mut [&mut self.packets, &mut self.bytes], &order);
-            permute(&mut [&mut self.link], &order);
+            self.permute(&order);
         }
     }
 }
@@ -922,17 +798,17 @@ impl PacketEvent {
     }
 }
 
-/// Every packet event, for time-sequence graphs. Off unless asked for: it grows with traffic.
-#[derive(Debug, Default, Serialize)]
-pub struct PacketTrace {
-    pub t: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub event: Vec<&'static str>,
-    pub seq: Vec<u64>,
-    pub ack: Vec<u64>,
-    pub len: Vec<u32>,
-    /// Link index for drops; u32::MAX for events at an end host.
-    pub link: Vec<u32>,
+table! {
+    /// Every packet event, for time-sequence graphs. Off unless asked for: it grows with traffic.
+    PacketTrace "packets" {
+        t: Vec<f64>, Float, "s", "time of the event";
+        flow: Vec<u32>, Int, "", "flow id, as in the summary; a UDP source's is the number of TCP flows plus its index";
+        event: Vec<&'static str>, Text, "", "`send`, `retransmit`, `arrive`, `ack_send`, `ack_arrive` or `drop`";
+        seq: Vec<u64>, Int, "bytes", "sequence number";
+        ack: Vec<u64>, Int, "bytes", "acknowledgment number";
+        len: Vec<u32>, Int, "bytes", "payload length";
+        link: Vec<u32>, Link, "", "where a packet was dropped; none (empty; the largest u32 in Rust) for events at an end host";
+    }
 }
 
 impl PacketTrace {
@@ -1155,7 +1031,7 @@ mod tests {
     }
 
     /// Packs `states` as one key's runs and reads them back.
-    fn round_trip<S: PackedState + core::fmt::Debug>(states: &[S]) -> Vec<S> {
+    fn round_trip<S: Stored + core::fmt::Debug>(states: &[S]) -> Vec<S> {
         let mut r = Recording::new(1, 0);
         for (k, s) in states.iter().enumerate() {
             r.push(0, k as u64, 1, *s);
@@ -1177,69 +1053,6 @@ mod tests {
             let states: Vec<QueueState> = states.into_iter().map(|(packets, bytes, sojourn)| QueueState { packets, bytes, sojourn: sojourn.map(|d| d.as_nanos() as u64) }).collect();
             prop_assert_eq!(round_trip(&states), states);
         }
-    }
-
-    #[test]
-    fn a_flows_pattern_of_bursts_and_its_window_growing_with_them_cost_a_bit_a_field() {
-        // Bursts of 236, 236 and 140 segments of 1460 bytes a tick in turn; the window growing
-        // by a byte per segment delivered (congestion avoidance at a window of 800 kB);
-        // nothing else changes.
-        let mut r = Recording::new(1, 30_000_000);
-        let mut s = FlowSample { cwnd: 800_000, delivered: 0, phase: "congestion_avoidance", ..FlowSample::default() };
-        let runs = 600;
-        for k in 0..=runs {
-            r.push(0, k * 30_000_000, 1, s);
-            let segments = [236, 236, 140][k as usize % 3];
-            s.delivered += segments * 1460;
-            s.cwnd += segments;
-        }
-        // Once the guesses have learnt: the delivered bytes are the previous plus the change two
-        // runs before, the window the previous plus that change's share, every other field
-        // unchanged: a code of zero each, ten bits a run. Against the previous change alone,
-        // a change of 96 segments or none (zigzag 192: 8 bits at least) and of 96 bytes in the
-        // window (8 bits) every other run.
-        let bytes = r.packed_bytes();
-        assert!(bytes <= runs as usize * 10 / 8 + 60, "{bytes} bytes for {runs} runs");
-        let back: Vec<(u64, u64)> = r.runs().map(|(_, run)| (run.state.delivered, run.state.cwnd)).collect();
-        assert_eq!(back.len(), runs as usize + 1);
-        assert_eq!(back[3], (612 * 1460, 800_612));
-    }
-
-    #[test]
-    fn the_smoothed_rtt_is_guessed_as_the_estimator_moves_it_over_the_acks_of_a_tick() {
-        use crate::tcp::rtt::RttEstimator;
-        let us = Duration::from_micros;
-        // An estimator at 50 ms, then samples of 49 ms 24 us: two (the ACKs of four segments,
-        // delayed), two more (four ACKs of one segment each), and 600 (a tick of 30 ms).
-        let mut estimator = RttEstimator::new(us(1000), us(200), us(60_000_000), us(1));
-        estimator.sample(us(50_000));
-        let prev = FlowSample { srtt: estimator.srtt(), delivered: 10 * 1460, ..FlowSample::default() };
-        let rtt = us(49_024);
-        let mut after = Vec::new();
-        for samples in [2, 2, 596] {
-            for _ in 0..samples {
-                estimator.sample(rtt);
-            }
-            after.push(nanos(estimator.srtt()));
-        }
-        let guesses = srtt_guesses(&prev, prev.delivered + 4 * 1460, 1460, nanos(Some(rtt)));
-        assert_eq!(guesses, [nanos(prev.srtt), after[0], after[1]]);
-        // By hand: an offset of 976 000 ns, floor(7/8 x) twice: 854 000, 747 250; twice more:
-        // 653 843 (653 843.75), 572 112 (572 112.625).
-        assert_eq!(guesses[1..], [49_024_001 + 747_250, 49_024_001 + 572_112]);
-        // Many ACKs: from above, settled on the sample; from below, 7 ns under it.
-        let many = prev.delivered + 1200 * 1460;
-        assert_eq!(srtt_guesses(&prev, many, 1460, nanos(Some(rtt)))[1..], [after[2]; 2]);
-        assert_eq!(after[2], nanos(Some(rtt)));
-        let below = FlowSample { srtt: Some(us(49_000)), ..prev };
-        assert_eq!(srtt_guesses(&below, many, 1460, nanos(Some(rtt)))[1..], [nanos(Some(rtt)) - 7; 2]);
-    }
-
-    #[test]
-    fn a_flight_is_guessed_as_the_window_in_whole_segments() {
-        // B1 at 300 s: 553 segments of 1460 bytes in a window of 808 452; no unit yet, the window.
-        assert_eq!(window_in_segments(808_452, 1460), 807_380);
-        assert_eq!((window_in_segments(808_452, 1), window_in_segments(808_452, 0)), (808_452, 808_452));
     }
 
     #[test]
