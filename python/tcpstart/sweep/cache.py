@@ -8,7 +8,9 @@ costs more than a millisecond run on some disks. Layout under the store's root:
 
     packs/<name>.parquet   a batch of runs: a row per run and flow with the columns `run` (the
                            key), `scenario` (the JSON given to the core), `summary` (summary.json
-                           as text), `flow` and the flow's and bottleneck's metrics
+                           as text), `flow` and the flow's and bottleneck's metrics; or a batch
+                           of measured groups (tcpstart.sweep.measure): a row per group with
+                           `run`, `scenario` (a JSON list) and `measured` (the pickled value)
     traces/<key>/          a run's time series (Result.save), only when a campaign keeps them
 
 A pack is named by the hash of its runs' keys and written under a temporary name unique to the
@@ -197,6 +199,21 @@ class Store:
         rows = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema={"run": pl.String})
         # A run stored in two packs (two campaigns that batched it differently) counts once.
         return rows.unique(["run", "flow"], keep="first", maintain_order=True)
+
+    def measured(self, keys: Iterable[str]) -> Dict[str, bytes]:
+        """The pickled values of measured groups (tcpstart.sweep.measure) by key, each pack read once."""
+        index = self.index()
+        wanted: Dict[int, set[str]] = {}
+        for key in keys:
+            pack = index.get(key)
+            if pack is None:
+                raise KeyError(f"run {key[:12]} is not in the store {self.root}")
+            wanted.setdefault(pack, set()).add(key)
+        found: Dict[str, bytes] = {}
+        for pack, runs in wanted.items():
+            frame = pl.read_parquet(self.packs / self._names[pack], columns=["run", "measured"])
+            found.update((k, v) for k, v in frame.iter_rows() if k in runs)
+        return found
 
     def _texts(self, key: str) -> Dict[str, Any]:
         pack = self.index().get(key)

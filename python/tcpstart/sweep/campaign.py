@@ -15,6 +15,7 @@ another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -264,10 +265,11 @@ class Sweep:
             advance(len(keys))
 
         try:
+            work = functools.partial(backends.simulate_batch, keep_traces=self.keep_traces)
             if backend == "ray":
-                backends.run_ray(batches(), sink, self.keep_traces, address)
+                backends.run_ray(batches(), work, sink, address)
             else:
-                backends.run_local(batches(), sink, self.keep_traces, workers)
+                backends.run_local(batches(), work, sink, workers)
             identical, replicated = self._write_results(written, provenance)
         finally:
             shutil.rmtree(parts, ignore_errors=True)
