@@ -93,6 +93,18 @@ def _scalar(value: Value) -> Value:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str) if isinstance(value, (list, dict, tuple)) else value
 
 
+def _conform(parts: Sequence[Path]) -> None:
+    """Rewrites the parts of a table whose columns differ from the union of all parts' columns
+    (a column missing, or null where another part has numbers), one part at a time, so that all
+    have that one schema, with each column's type the common supertype, in first-seen order."""
+    schemas = [pl.read_parquet_schema(p) for p in parts]
+    unified = pl.concat([pl.DataFrame(schema=s) for s in schemas], how="diagonal_relaxed").schema
+    for part, schema in zip(parts, schemas):
+        if list(schema.items()) != list(unified.items()):
+            empty = pl.DataFrame(schema=unified)
+            pl.concat([empty, pl.read_parquet(part)], how="diagonal_relaxed").write_parquet(part)
+
+
 def replication_message(identical: int, replicated: int) -> str:
     return (
         f"the replications of {identical} of {replicated} cells are identical, so their intervals are zero wide: "
@@ -299,9 +311,11 @@ class Sweep:
             table.write_parquet(tables[-1])
         path = self.out / "results.parquet"
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        # Row groups of 8,192 rows: with the default size the merge of a 100,000-run table held
-        # 115 MB, with these 63 MB.
-        pl.concat([pl.scan_parquet(t) for t in tables], how="diagonal_relaxed").sink_parquet(tmp, row_group_size=8192)
+        # One scan of all the parts, streamed into the file: memory stays flat in the number of
+        # parts (a concat of one scan per part held about 0.35 MB more per part). A multi-file
+        # scan wants one schema, so the parts are made to share theirs first.
+        _conform(tables)
+        pl.scan_parquet(tables).sink_parquet(tmp, row_group_size=8192)
         os.replace(tmp, path)
         return identical, replicated
 
