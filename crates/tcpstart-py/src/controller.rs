@@ -19,8 +19,8 @@ use pyo3::types::{PyDict, PyFloat, PyString};
 
 use tcpstart_cc::registry::leak;
 use tcpstart_cc::{
-    AlgorithmInfo, BuildReceiver, CcConfig, CongestionControl, ControllerFailure, Duration, Instant, ParamSpec,
-    Params, PartialAckPolicy, ReceiverHook, SegmentArrival,
+    AlgorithmInfo, BuildReceiver, CcConfig, CongestionControl, ControllerFailure, Duration, Instant, ParamSpec, Params,
+    PartialAckPolicy, ReceiverHook, SegmentArrival,
 };
 
 fn secs(d: Duration) -> f64 {
@@ -329,8 +329,9 @@ impl CongestionControl for PyController {
         }
         let mark = Python::with_gil(|py| -> PyResult<u8> {
             let v = self.methods[MARK].call1(py, (seq,))?;
-            v.extract::<u8>(py)
-                .map_err(|_| PyValueError::new_err(format!("segment_mark must return a whole number from 0 to 255, got {v}")))
+            v.extract::<u8>(py).map_err(|_| {
+                PyValueError::new_err(format!("segment_mark must return a whole number from 0 to 255, got {v}"))
+            })
         });
         mark.unwrap_or_else(|e| {
             self.fail(CALLBACKS[MARK], self.now, e);
@@ -386,14 +387,12 @@ impl PyReceiver {
     /// Builds the receiver of class `cls` with the flow's parameters; a constructor that raises
     /// gives a receiver that reports the failure at the first segment.
     fn build(cls: &Py<PyAny>, params: &Params, specs: &[ParamSpec]) -> Self {
-        Python::with_gil(|py| {
-            match param_dict(py, params, specs).and_then(|values| cls.bind(py).call1((values,))) {
-                Ok(obj) => PyReceiver { obj: Some(obj.unbind()), failure: None },
-                Err(e) => PyReceiver {
-                    obj: None,
-                    failure: Some(ControllerFailure { event: "Receiver.__init__", at: Instant::ZERO, error: Box::new(e) }),
-                },
-            }
+        Python::with_gil(|py| match param_dict(py, params, specs).and_then(|values| cls.bind(py).call1((values,))) {
+            Ok(obj) => PyReceiver { obj: Some(obj.unbind()), failure: None },
+            Err(e) => PyReceiver {
+                obj: None,
+                failure: Some(ControllerFailure { event: "Receiver.__init__", at: Instant::ZERO, error: Box::new(e) }),
+            },
         })
     }
 }
