@@ -183,15 +183,8 @@ class Store:
 
     def rows(self, keys: Iterable[str]) -> pl.DataFrame:
         """The flow rows (run, flow, metrics) of stored runs, each pack read once."""
-        index = self.index()
-        wanted: Dict[int, List[str]] = {}
-        for key in keys:
-            pack = index.get(key)
-            if pack is None:
-                raise KeyError(f"run {key[:12]} is not in the store {self.root}")
-            wanted.setdefault(pack, []).append(key)
         frames = []
-        for pack, runs in wanted.items():
+        for pack, runs in self._by_pack(keys).items():
             # Reading a whole pack is 3x as fast as a lazy scan of its measurements; a campaign
             # wants all of a pack's runs but when the store is shared.
             frame = pl.read_parquet(self.packs / self._names[pack]).drop(TEXT_COLUMNS)
@@ -202,18 +195,24 @@ class Store:
 
     def measured(self, keys: Iterable[str]) -> Dict[str, bytes]:
         """The pickled values of measured groups (tcpstart.sweep.measure) by key, each pack read once."""
+        found: Dict[str, bytes] = {}
+        for pack, runs in self._by_pack(keys).items():
+            wanted = set(runs)
+            frame = pl.read_parquet(self.packs / self._names[pack], columns=["run", "measured"])
+            found.update((k, v) for k, v in frame.iter_rows() if k in wanted)
+        return found
+
+    def _by_pack(self, keys: Iterable[str]) -> Dict[int, List[str]]:
+        """Stored runs' keys by the number of the pack that holds them; a key not stored raises
+        KeyError."""
         index = self.index()
-        wanted: Dict[int, set[str]] = {}
+        wanted: Dict[int, List[str]] = {}
         for key in keys:
             pack = index.get(key)
             if pack is None:
                 raise KeyError(f"run {key[:12]} is not in the store {self.root}")
-            wanted.setdefault(pack, set()).add(key)
-        found: Dict[str, bytes] = {}
-        for pack, runs in wanted.items():
-            frame = pl.read_parquet(self.packs / self._names[pack], columns=["run", "measured"])
-            found.update((k, v) for k, v in frame.iter_rows() if k in runs)
-        return found
+            wanted.setdefault(pack, []).append(key)
+        return wanted
 
     def _texts(self, key: str) -> Dict[str, Any]:
         pack = self.index().get(key)
