@@ -42,6 +42,7 @@ from tcpstart.reproduce.report import (
     judge,
     judge_values,
     rank_correlation,
+    save_figure,
 )
 from tcpstart.results import Result
 from tcpstart.scenario import AckCompression, Dumbbell, Flow, Scenario, Tcp, Trace
@@ -792,13 +793,6 @@ def _second_round_claim(report: Report, source: str, statement: str, runs: tuple
     )
 
 
-def _save(fig: plt.Figure, path: Path, title: str) -> None:
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def _cwnd_figure(
     run_ss: Run, run_mss: Run, rtt_label: str, paper: tuple[float, float], until: float, path_name: str = "T1"
 ) -> Callable[[Path], None]:
@@ -816,7 +810,7 @@ def _cwnd_figure(
         ax.set_xlabel("time (s)")
         ax.set_ylabel("congestion window (bytes)")
         ax.legend(fontsize=8)
-        _save(fig, path, f"Congestion window, {path_name}, first-pair RTT {rtt_label}")
+        save_figure(fig, path, f"Congestion window, {path_name}, first-pair RTT {rtt_label}")
 
     return draw
 
@@ -837,7 +831,7 @@ def _seq_figure(run_ss: Run, run_mss: Run, rtt_label: str, zoom: float) -> Calla
             ax.set_ylabel("sent sequence number (MB)")
             ax.set_title(title)
             ax.legend(fontsize=8)
-        _save(fig, path, f"Sent segment sequence number, T1, first-pair RTT {rtt_label}")
+        save_figure(fig, path, f"Sent segment sequence number, T1, first-pair RTT {rtt_label}")
 
     return draw
 
@@ -866,7 +860,7 @@ def _table_figure(t: Table, ours: list[dict[str, Optional[float]]]) -> Callable[
         ax.set_xlabel("link delay (s)")
         ax.set_ylabel("slow start - Modified Swift Start (s)")
         ax.legend(fontsize=8)
-        _save(fig, path, f"{t.name}: {t.path} path, 10 MB transfer")
+        save_figure(fig, path, f"{t.name}: {t.path} path, 10 MB transfer")
 
     return draw
 

@@ -26,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import polars as pl
 
-from tcpstart.reproduce.report import Choice, Report, Table, Value, judge, judge_values, mean_ci
+from tcpstart.reproduce.report import Choice, Report, Table, Value, judge, judge_values, mean_ci, save_figure
 from tcpstart.scenario import Scenario, Udp
 from tcpstart.sweep import ReplicationWarning, Sweep
 
@@ -242,9 +242,6 @@ def figure(cells: dict[tuple[str, float], Cell]) -> Callable[[Path], None]:
         ax.set_xlabel("mean UDP load (% of T1)")
         ax.set_ylabel("first window / capacity's window (log)")
         ax.legend(fontsize=8)
-        fig.suptitle("Cross traffic: T1, link delay 0.1 s, 1 MB (mean and 95 % interval)")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        save_figure(fig, path, "Cross traffic: T1, link delay 0.1 s, 1 MB (mean and 95 % interval)")
 
     return draw

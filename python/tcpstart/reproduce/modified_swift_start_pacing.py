@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import polars as pl
 
-from tcpstart.reproduce.report import Direction, Report, Value, direction, judge
+from tcpstart.reproduce.report import Direction, Report, Value, direction, judge, save_figure
 from tcpstart.results import Result
 
 # IP + TCP headers of an unmarked data segment (only the initial window carries the 8-byte mark).
@@ -246,10 +246,7 @@ def figure6(ss: Result, mss: Result, until: float, title: str) -> Callable[[Path
         top.legend(fontsize=7)
         bottom.set_ylabel("bottleneck queue\n(packets)")
         bottom.set_xlabel("time (s)")
-        fig.suptitle(title)
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        save_figure(fig, path, title)
 
     return draw
 
@@ -266,9 +263,6 @@ def figure7(ss: Result, mss: Result, title: str) -> Callable[[Path], None]:
         ax.set_xlabel("time (s, log)")
         ax.set_ylabel("smoothed RTT (s)")
         ax.legend(fontsize=8)
-        fig.suptitle(title)
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        save_figure(fig, path, title)
 
     return draw

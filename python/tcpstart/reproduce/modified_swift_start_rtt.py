@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce.report import Direction, Report, Value, direction, judge
+from tcpstart.reproduce.report import Direction, Report, Value, direction, judge, save_figure
 from tcpstart.results import Result
 from tcpstart.scenario import Scenario
 
@@ -174,9 +174,6 @@ def figure(points: list[Point], rwnd: int) -> Callable[[Path], None]:
         ax.set_ylabel("delivered rate, 2-RTT bins (Mbps, log)")
         ax.set_title("(c) Figure 3: transmission rate")
         ax.legend(fontsize=8)
-        fig.suptitle("Slow start alone, 10 MB over 49.5 Mbps, Table 1's TCP (65 535-byte window)")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        save_figure(fig, path, "Slow start alone, 10 MB over 49.5 Mbps, Table 1's TCP (65 535-byte window)")
 
     return draw

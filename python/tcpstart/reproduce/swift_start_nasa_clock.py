@@ -27,7 +27,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce.report import Choice, Report, Table, Value, judge
+from tcpstart.reproduce.report import Choice, Report, Table, Value, judge, save_figure
 from tcpstart.results import Result
 from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace
 
@@ -215,9 +215,6 @@ def figure(runs: Runs) -> Callable[[Path], None]:
         ax.set_xlabel("bottleneck rate (Mbps)")
         ax.set_ylabel("estimated rate, gamma 1 (Mbps)")
         ax.legend(fontsize=8)
-        fig.suptitle(f"Clock granularity: Swift Start's estimate, {RTT} RTT")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        save_figure(fig, path, f"Clock granularity: Swift Start's estimate, {RTT} RTT")
 
     return draw
