@@ -192,8 +192,12 @@ def ours() -> list[str]:
 
 
 def cleanup() -> list[str]:
-    """Removes the namespaces and trace instances of testbed runs whose process has ended."""
+    """Removes the namespaces, trace instances and BPF loaders of testbed runs whose process has
+    ended."""
+    from tcpstart.kernel import bpfcc
+
     dead = [ns for ns in ours() if (m := _NAME.match(ns)) and not alive(int(m[1]))]
+    loaders = bpfcc.cleanup(alive)
     remove_namespaces(dead)
     instances = TRACEFS / "instances"
     removed = list(dead)
@@ -206,4 +210,4 @@ def cleanup() -> list[str]:
                     removed.append(str(inst))
                 except OSError:
                     pass
-    return removed
+    return removed + loaders

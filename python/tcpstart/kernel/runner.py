@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from tcpstart.kernel import bpfcc
 from tcpstart.kernel.capture import Captures
 from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
 from tcpstart.kernel.plan import Plan
@@ -81,16 +82,17 @@ def links_of(plan: Plan) -> Links:
 
 
 def _python(
-    ns: str, module: str, *args: str, stdout: Path | None = None, stderr: Path | None = None, stdin: Any = None
+    ns: str | None, module: str, *args: str, stdout: Path | None = None, stderr: Path | None = None, stdin: Any = None
 ) -> subprocess.Popen:
-    """`python -m module args` in a namespace, with this interpreter and its import path."""
+    """`python -m module args` in a namespace (None: this one), with this interpreter and its import path."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     with contextlib.ExitStack() as files:
         out = files.enter_context(stdout.open("w")) if stdout else subprocess.DEVNULL
         err = files.enter_context(stderr.open("w")) if stderr else subprocess.DEVNULL
+        command = [sys.executable, "-m", module, *args]
         return subprocess.Popen(
-            netns_exec(ns, sys.executable, "-m", module, *args), stdout=out, stderr=err, env=env,
+            netns_exec(ns, *command) if ns else command, stdout=out, stderr=err, env=env,
             stdin=stdin if stdin is not None else subprocess.DEVNULL,
         )
 
@@ -140,7 +142,7 @@ class _Helpers:
         self.work = work
         self.procs: list[subprocess.Popen] = []
 
-    def start(self, ns: str, module: str, name: str, cfg: dict[str, Any], *args: str, stdout: bool = False,
+    def start(self, ns: str | None, module: str, name: str, cfg: dict[str, Any], *args: str, stdout: bool = False,
               stdin: Any = None, ready: bool = False) -> subprocess.Popen:
         """Starts `python -m module [args] CONFIG` in `ns`; with `ready`, waits until it says it is up
         (its config then names the file it creates)."""
@@ -195,6 +197,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
     captures: Captures | None = None
     try:
         with sigterm_interrupts():
+            _register_bpf(plan, helpers, work)
             with signals_blocked():
                 net.up(links_of(plan))
             delay_cfg = {
@@ -263,6 +266,26 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
             for f in work.iterdir():
                 f.unlink()
             work.rmdir()
+
+
+def _register_bpf(plan: Plan, helpers: _Helpers, work: Path) -> None:
+    """Registers the run's BPF algorithms under names of its own, one per distinct algorithm and
+    parameters, and names them as the flows' kernel algorithms. The loader holds them until the
+    run ends (kill_all), and the kernel removes them when it exits, however it exits."""
+    settings: dict[tuple[str, tuple[float, ...]], list] = {}
+    for f in plan.flows:
+        if f.bpf_params is not None:
+            settings.setdefault((f.algorithm, f.bpf_params), []).append(f)
+    if not settings:
+        return
+    algorithms = []
+    for k, ((algorithm, params), flows) in enumerate(settings.items()):
+        name = bpfcc.run_name(k)
+        obj = bpfcc.named_copy(bpfcc.build(algorithm), name, work / f"{name}.o")
+        for f in flows:
+            f.kernel_algorithm = name
+        algorithms.append({"object": str(obj), "params": list(params), "sizes": {str(f.port): f.size for f in flows}})
+    helpers.start(None, bpfcc.LOADER, "bpf", {"algorithms": algorithms}, ready=True)
 
 
 def _wait_for_senders(plan: Plan, senders: list[tuple[subprocess.Popen, str]], t0: float, work: Path) -> None:
