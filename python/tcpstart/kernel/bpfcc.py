@@ -32,7 +32,6 @@ from typing import Callable
 from tcpstart.kernel.netns import TestbedError
 
 SOURCES = Path(__file__).parent / "bpf"
-COMMON = "tcpstart_cc.h"
 BTF = Path("/sys/kernel/btf/vmlinux")
 PLACEHOLDER = b"tcpst@@@@@@@@@@"  # TCPST_NAME in tcpstart_cc.h: TCP_CA_NAME_MAX - 1 bytes
 NAME = re.compile(r"^tcpst(\d+)_(\d+)$")
@@ -48,6 +47,9 @@ class BpfAlgorithm:
 
 BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
     "jump-start": BpfAlgorithm("jump_start.bpf.c", "jump_start", ("unpaced_within_iw", "abc")),
+    "pacing-only": BpfAlgorithm("pacing_only.bpf.c", "pacing_only", ()),
+    "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",)),
+    "ess": BpfAlgorithm("ess.bpf.c", "ess", ("rtt_limit", "abc")),
 }
 
 
@@ -112,9 +114,10 @@ def build(algorithm: str) -> Path:
     clang = _tool("clang")
     assert clang is not None
     btf = BTF.read_bytes()
-    source, common = (SOURCES / spec.source).read_bytes(), (SOURCES / COMMON).read_bytes()
+    source = (SOURCES / spec.source).read_bytes()
+    headers = b"".join(h.read_bytes() for h in sorted(SOURCES.glob("*.h")))
     version = _run([clang, "--version"], "clang --version")
-    obj = cache_dir() / f"{spec.source.removesuffix('.bpf.c')}-{_digest(source, common, btf, version)}.o"
+    obj = cache_dir() / f"{spec.source.removesuffix('.bpf.c')}-{_digest(source, headers, btf, version)}.o"
     if obj.exists():
         return obj
     header = cache_dir() / f"vmlinux-{_digest(btf)}.h"

@@ -29,6 +29,7 @@ BPF_MAP_TYPE_STRUCT_OPS = 26
 BPF_F_LINK = 1 << 13
 BPF_STRUCT_OPS = 44  # enum bpf_attach_type
 PARAMS_MAP, FLOWS_MAP = b"tcpst_params", b"tcpst_flow_bytes"
+PARAM_SCALE = 1000  # tcpstart_cc.h: parameters are written in thousandths
 
 
 def libbpf() -> ctypes.CDLL:
@@ -86,7 +87,7 @@ def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, 
         m = lib.bpf_object__next_map(obj, m)
     _check(lib.bpf_object__load(obj) == 0, "loading into the kernel (libbpf's log above)")
     for i, value in enumerate(params):
-        _update(lib, obj, PARAMS_MAP, struct.pack("I", i), struct.pack("Q", int(value)))
+        _update(lib, obj, PARAMS_MAP, struct.pack("I", i), struct.pack("Q", round(value * PARAM_SCALE)))
     for port, size in sizes.items():
         _update(lib, obj, FLOWS_MAP, struct.pack("I", int(port)), struct.pack("Q", int(size)))
     links = []

@@ -84,15 +84,15 @@ class HostPlan:
     rto_max_ms: int
     dupthresh: int
     delayed_ack: bool
-    # The receiver's first advertised window in segments: at least the sender's initial window.
-    # Hosts whose flows run a BPF start-up algorithm advertise their buffer from the SYN-ACK on,
-    # as the simulator's receiver does (Jump Start sends what it allows), up to the kernel's cap of
-    # an unscaled SYN window, 65,535 bytes rounded down to whole segments.
-    initial_rwnd: int = 10
+    # The host pair's flows run BPF start-up algorithms (bpfcc). Its receiver then advertises its
+    # buffer from the SYN-ACK on, as the simulator's receiver does (Jump Start sends what that
+    # allows), up to the kernel's cap of an unscaled SYN window (65,535 bytes rounded down to
+    # whole segments); otherwise 10 segments, the kernel's default, or the initial window.
+    bpf: bool = field(default=False, compare=False)
 
     @property
     def route(self) -> str:
-        rwnd = max(self.initial_window, self.initial_rwnd)
+        rwnd = -(-self.rcv_buf // self.mss) if self.bpf else max(self.initial_window, 10)
         return f"initcwnd {self.initial_window} initrwnd {rwnd} rto_min {self.rto_min_ms:g}ms"
 
     def sysctls(self, receiver: bool) -> dict[str, str]:
@@ -110,6 +110,11 @@ class HostPlan:
         if receiver:
             # Autotuning grows the buffer up to this; the kernel advertises about half of it.
             s["net.ipv4.tcp_rmem"] = f"4096 131072 {max(2 * self.rcv_buf, 131072)}"
+        elif self.bpf:
+            # After every ACK the kernel sets the pacing rate to ratio x cwnd / srtt, over what a
+            # congestion control without cong_control set (tcp_update_pacing_rate). At 100 % that
+            # is the paced window over one RTT, the rate the paced start-ups set themselves.
+            s["net.ipv4.tcp_pacing_ss_ratio"] = s["net.ipv4.tcp_pacing_ca_ratio"] = "100"
         return s
 
 
@@ -224,11 +229,10 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
         if f["access_rate_bps"] != 1e9:
             raise refuse(f"{where}.access_rate", "the testbed's access links are unlimited veths (1Gbps in the scenario)")
         host = _host_plan(f["tcp"], where)
-        if bpf_params is not None:
-            host.initial_rwnd = -(-host.rcv_buf // host.mss)
         if f["host"] in hosts and hosts[f["host"]] != host:
             raise refuse(f"{where}.tcp", f"TCP settings are per host in the testbed; flows of host {f['host']} differ")
-        hosts[f["host"]] = host
+        host = hosts.setdefault(f["host"], host)
+        host.bpf = host.bpf or bpf_params is not None
         flows.append(FlowPlan(i, f["host"], f["algorithm"], kernel, int(f["size"]), _secs(f["start"]), bpf_params=bpf_params))
     mtus = {h.mss + IP_TCP_HEADER + (TIMESTAMP_OPTION if h.timestamps else 0) for h in hosts.values()}
     if len(mtus) > 1:

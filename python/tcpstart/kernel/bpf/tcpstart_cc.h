@@ -25,7 +25,9 @@ extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 extern __u32 tcp_slow_start(struct tcp_sock *tp, __u32 acked) __ksym;
 extern void tcp_cong_avoid_ai(struct tcp_sock *tp, __u32 w, __u32 acked) __ksym;
 
-/* The algorithm's parameters, by index (each algorithm names its own), written by the loader. */
+/* The algorithm's parameters, by index (each algorithm names its own), written by the loader in
+ * thousandths (PARAM_SCALE), so that fractional ones (Swift Start's gamma) fit. */
+#define PARAM_SCALE 1000
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 8);
@@ -42,10 +44,17 @@ struct {
 	__type(value, __u64);
 } tcpst_flow_bytes SEC(".maps");
 
-static __always_inline __u64 param(__u32 i)
+/* The parameter in thousandths. */
+static __always_inline __u64 param_milli(__u32 i)
 {
 	__u64 *v = bpf_map_lookup_elem(&tcpst_params, &i);
 	return v ? *v : 0;
+}
+
+/* An integer parameter. */
+static __always_inline __u64 param(__u32 i)
+{
+	return param_milli(i) / PARAM_SCALE;
 }
 
 /* 0 when the testbed did not say (the flow is then taken as unlimited). */
@@ -78,11 +87,11 @@ static __always_inline int cwnd_limited(struct tcp_sock *tp)
  * by at most `abc` segments per ACK (0 = no limit, Linux's own), and what reaches past ssthresh
  * goes on to congestion avoidance; there one segment per window of ACKs with abc = 1 (RFC 5681),
  * per window of acknowledged segments otherwise. */
-static __always_inline void reno_grow(struct sock *sk, __u32 acked, __u64 abc)
+static __always_inline void reno_grow_as(struct sock *sk, __u32 acked, __u64 abc, int limited)
 {
 	struct tcp_sock *tp = tcp_of(sk);
 
-	if (!cwnd_limited(tp))
+	if (!limited)
 		return;
 	if (tp->snd_cwnd < tp->snd_ssthresh) {
 		__u32 counted = abc && acked > abc ? (__u32)abc : acked;
@@ -93,6 +102,11 @@ static __always_inline void reno_grow(struct sock *sk, __u32 acked, __u64 abc)
 		acked = rest + (acked - counted);
 	}
 	tcp_cong_avoid_ai(tp, tp->snd_cwnd, abc == 1 ? 1 : acked);
+}
+
+static __always_inline void reno_grow(struct sock *sk, __u32 acked, __u64 abc)
+{
+	reno_grow_as(sk, acked, abc, cwnd_limited(tcp_of(sk)));
 }
 
 #endif
