@@ -65,11 +65,11 @@ kernel = pytest.mark.skipif(
     reason=f"kernel BPF testbed unavailable: {requirements() or bpfcc.missing()}",
 )
 
-# Per algorithm, two of its four comparison scenarios (tcpstart.kernel.startups) whose kernel runs
-# repeat within about 1 % and where the simulator was within 2 % of them on the development
-# machine (docs/testbed.md explains the others).
-CI_CASES = [CASES["jump-start"][0], CASES["jump-start"][1], CASES["pacing-only"][0], CASES["pacing-only"][3],
-            CASES["swift-start"][1], CASES["swift-start"][3], CASES["ess"][0], CASES["ess"][2]]
+# Comparison scenarios (tcpstart.kernel.startups) whose kernel runs repeat within about 2 % and
+# where the simulator was within 1.1 % of them on the development machine (docs/testbed.md
+# explains the others): each algorithm at least once.
+CI_CASES = [CASES["jump-start"][0], CASES["jump-start"][1], CASES["jump-start"][3], CASES["pacing-only"][0],
+            CASES["pacing-only"][3], CASES["swift-start"][0], CASES["ess"][0], CASES["ess"][2]]
 
 
 @kernel
