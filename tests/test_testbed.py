@@ -219,7 +219,12 @@ def test_cleanup_removes_what_a_killed_run_left(tmp_path, algorithm):
     maps = _struct_ops_maps()
     p = _tcpstart("testbed", str(_write(tmp_path, "20MB", algorithm)), "--out", str(tmp_path / "out"))
     _wait_for_namespaces(p.pid)
-    time.sleep(1.5)
+    # Into the transfer: the trace instance is made once the hosts are up (seconds under load).
+    deadline = time.monotonic() + 60
+    while not _instances_of(p.pid):
+        assert time.monotonic() < deadline, "the run never started its trace"
+        time.sleep(0.05)
+    time.sleep(0.5)
     p.kill()  # no chance to tear down
     p.communicate(timeout=30)
     assert _ours_of(p.pid), "a killed run should have left its namespaces for --cleanup"

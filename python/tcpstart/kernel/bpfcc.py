@@ -43,6 +43,8 @@ class BpfAlgorithm:
     source: str  # in SOURCES
     map_name: str  # the struct_ops variable, as `bpftool struct_ops show` lists it
     params: tuple[str, ...]  # the Rust registration's parameters, in the object's index order
+    # A sock_ops program of the object that both ends' sockets need (attached to the run's cgroup).
+    sock_ops: str | None = None
 
 
 BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
@@ -50,6 +52,7 @@ BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
     "pacing-only": BpfAlgorithm("pacing_only.bpf.c", "pacing_only", ()),
     "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",)),
     "ess": BpfAlgorithm("ess.bpf.c", "ess", ("rtt_limit", "abc")),
+    "modified-swift-start": BpfAlgorithm("modified_swift_start.bpf.c", "modified_swift_start", (), "mss_sockops"),
 }
 
 
@@ -75,6 +78,27 @@ def missing() -> str | None:
     if ctypes.util.find_library("bpf") is None:
         return "it needs libbpf to register (apt-get install libbpf1)"
     return None
+
+
+def cgroup_root() -> Path | None:
+    """Where cgroup v2 is mounted (a sock_ops program is attached to a cgroup), or None."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return None
+    for line in mounts:
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == "cgroup2":
+            return Path(fields[1])
+    return None
+
+
+def missing_for(algorithm: str) -> str | None:
+    """`missing()`, and for an algorithm with a sock_ops program, cgroup v2."""
+    why = missing()
+    if why is None and BPF_ALGORITHMS[algorithm].sock_ops and cgroup_root() is None:
+        why = "its sock_ops program needs cgroup v2 mounted"
+    return why
 
 
 def cache_dir() -> Path:
@@ -160,8 +184,18 @@ def registered() -> list[str]:
 
 def cleanup(alive: Callable[[int], bool]) -> list[str]:
     """Ends the loaders of runs whose process is gone (a loader normally dies with its run, by
-    the parent-death signal, and the kernel unregisters its algorithms as it exits)."""
+    the parent-death signal, and the kernel unregisters its algorithms as it exits), and removes
+    their cgroups."""
     removed = []
+    root = cgroup_root()
+    for cg in root.glob("tcpst-*") if root else []:
+        m = re.match(r"tcpst-(\d+)-", cg.name)
+        if m and not alive(int(m[1])):
+            try:
+                cg.rmdir()
+                removed.append(str(cg))
+            except OSError:
+                pass
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue

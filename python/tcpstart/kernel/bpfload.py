@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import json
+import os
 import signal
 import struct
 import sys
@@ -49,6 +50,8 @@ def libbpf() -> ctypes.CDLL:
         ("bpf_link__destroy", i, [p]),
         ("bpf_link_create", i, [i, i, i, p]),
         ("bpf_map_update_elem", i, [i, p, p, ctypes.c_ulonglong]),
+        ("bpf_object__find_program_by_name", p, [p, c]),
+        ("bpf_program__attach_cgroup", p, [p, i]),
         ("libbpf_get_error", ctypes.c_long, [p]),
     ):
         f = getattr(lib, name)
@@ -62,8 +65,6 @@ class LoadError(OSError):
 
 def _check(ok: bool, what: str) -> None:
     if not ok:
-        import os
-
         raise LoadError(f"{what}: {os.strerror(ctypes.get_errno()) or 'failed'}")
 
 
@@ -74,8 +75,10 @@ def _update(lib: ctypes.CDLL, obj: int, name: bytes, key: bytes, value: bytes) -
     _check(lib.bpf_map_update_elem(lib.bpf_map__fd(m), k, v, 0) == 0, f"writing map {name.decode()}")
 
 
-def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, int]) -> list[int]:
-    """Loads the object, fills its maps and registers its struct_ops maps; returns the link fds."""
+def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, int], sock_ops: str | None = None,
+             cgroup: str | None = None) -> list[int]:
+    """Loads the object, fills its maps, attaches its sock_ops program to the cgroup and registers
+    its struct_ops maps; returns the link fds and pointers (kept open for the process's life)."""
     obj = lib.bpf_object__open_file(path.encode(), None)
     _check(bool(obj) and lib.libbpf_get_error(obj) == 0, f"opening {path}")
     struct_ops = []
@@ -91,6 +94,13 @@ def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, 
     for port, size in sizes.items():
         _update(lib, obj, FLOWS_MAP, struct.pack("I", int(port)), struct.pack("Q", int(size)))
     links = []
+    if sock_ops:
+        prog = lib.bpf_object__find_program_by_name(obj, sock_ops.encode())
+        _check(bool(prog), f"program {sock_ops} missing")
+        cg = os.open(cgroup, os.O_RDONLY | os.O_DIRECTORY)
+        link = lib.bpf_program__attach_cgroup(prog, cg)
+        _check(bool(link) and lib.libbpf_get_error(link) == 0, f"attaching {sock_ops} to {cgroup}")
+        links += [cg, link]
     for m in struct_ops:
         # libbpf 1.1 fills the kernel's value in attach_struct_ops (the map update); with
         # BPF_F_LINK that only prepares it, and the link registers it.
@@ -118,7 +128,8 @@ def main() -> None:
     lib = libbpf()
     try:
         for a in cfg["algorithms"]:
-            register(lib, a["object"], a["params"], {int(k): v for k, v in a["sizes"].items()})
+            register(lib, a["object"], a["params"], {int(k): v for k, v in a["sizes"].items()}, a.get("sock_ops"),
+                     cfg.get("cgroup"))
     except LoadError as e:
         print(f"bpf: {e}", file=sys.stderr)
         sys.exit(1)

@@ -214,7 +214,7 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
                          "(NewReno recovery, every acknowledged segment counted)")
         bpf_params = None
         if f["algorithm"] in bpfcc.BPF_ALGORITHMS:
-            why = bpfcc.missing()
+            why = bpfcc.missing_for(f["algorithm"])
             if why:
                 raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} runs on the kernel as BPF, and {why}")
             kernel, bpf_params = "", _bpf_params(f["algorithm"], f["params"])

@@ -6,9 +6,10 @@
  * The including file defines, before including this:
  *   static __always_inline int probe_ack(struct sock *sk, struct paced *ca, __u32 acked,
  *                                        __u32 before, __u32 *window, __u32 *end_seq);
- * called for each ACK of new data while measuring, with the segments it acknowledged and the
- * window (segments) before this ACK's growth; it returns PROBE_CONTINUE, PROBE_ABORT, or
- * PROBE_PACE with the window to pace (segments) and the SND.NXT at which pacing ends.
+ * called for each ACK of new data until the start-up is over (while measuring and while pacing),
+ * with the segments it acknowledged and the window (segments) before this ACK's growth; it
+ * returns PROBE_CONTINUE, PROBE_ABORT, or PROBE_PACE with the window to pace (segments), its RTT
+ * in ca->rtt_us, and the SND.NXT at which pacing ends (0: after one round trip).
  * Its own state lives in `struct paced`'s probe fields. */
 #ifndef PACED_START_H
 #define PACED_START_H
@@ -22,6 +23,8 @@ enum { PROBE_CONTINUE, PROBE_ABORT, PROBE_PACE };
 struct paced {
 	__u32 stage;
 	__u32 end_seq;
+	__u32 round_start;     /* SND.NXT when pacing began */
+	__u32 seq0;            /* SND.NXT at init: the first data byte */
 	__u64 first_sent_us;   /* the first data segment, on the connection's clock */
 	/* the probe's */
 	__u64 t1_us;
@@ -51,6 +54,7 @@ void BPF_PROG(ps_init, struct sock *sk)
 
 	__builtin_memset(ca, 0, sizeof(*ca));
 	ca->stage = PS_MEASURING;
+	ca->seq0 = tcp_of(sk)->snd_nxt;
 	tcp_of(sk)->snd_cwnd = INITIAL_WINDOW_SEGMENTS;
 }
 
@@ -85,21 +89,27 @@ void BPF_PROG(ps_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	/* A retransmission (a tail-loss probe's too) before the window is sent: slow start. */
 	if (ca->stage != PS_DONE && tp->total_retrans)
 		paced_done(sk, ca);
-	if (ca->stage == PS_PACING) {
-		if (seq_before(tp->snd_nxt, ca->end_seq))
-			return;
+	/* A window with an end is over once SND.NXT has reached it (seen at the next ACK). */
+	if (ca->stage == PS_PACING && ca->end_seq && !seq_before(tp->snd_nxt, ca->end_seq))
 		paced_done(sk, ca);
-	}
-	if (ca->stage != PS_MEASURING) {
+	/* No growth while a window is paced; while the probe measures, growth as if cwnd-limited. */
+	if (ca->stage == PS_DONE) {
 		reno_grow(sk, acked, 1);
 		return;
 	}
-	/* While the probe measures, the window grows as if the sender were cwnd-limited. */
-	reno_grow_as(sk, acked, 1, 1);
+	if (ca->stage == PS_MEASURING)
+		reno_grow_as(sk, acked, 1, 1);
 	d = probe_ack(sk, ca, acked, before, &window, &end_seq);
+	/* A window without an end lasts one round trip. */
+	if (ca->stage == PS_PACING && !ca->end_seq && seq_before(ca->round_start, tp->snd_una)) {
+		paced_done(sk, ca);
+		return;
+	}
 	if (d == PROBE_ABORT || (d == PROBE_PACE && (!window || !ca->rtt_us))) {
-		ca->stage = PS_DONE;
+		paced_done(sk, ca);
 	} else if (d == PROBE_PACE) {
+		if (ca->stage != PS_PACING)
+			ca->round_start = tp->snd_nxt;
 		ca->stage = PS_PACING;
 		ca->end_seq = end_seq;
 		tp->snd_cwnd = window;

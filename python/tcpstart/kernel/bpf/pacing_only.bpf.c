@@ -11,6 +11,8 @@ static __always_inline int probe_ack(struct sock *sk, struct paced *ca, __u32 ac
 {
 	struct tcp_sock *tp = tcp_of(sk);
 
+	if (ca->acks++)
+		return PROBE_CONTINUE;
 	if (!ca->first_sent_us)
 		return PROBE_ABORT;
 	ca->rtt_us = tp->tcp_mstamp - ca->first_sent_us;

@@ -14,8 +14,11 @@ static __always_inline int probe_ack(struct sock *sk, struct paced *ca, __u32 ac
 {
 	struct tcp_sock *tp = tcp_of(sk);
 	__u64 gamma = param_milli(P_GAMMA), delta, bytes, w;
+	__u32 n = ca->acks++;
 
-	if (ca->acks++ == 0) {
+	if (n > 1)
+		return PROBE_CONTINUE;
+	if (n == 0) {
 		if (!ca->first_sent_us)
 			return PROBE_ABORT;
 		ca->t1_us = tp->tcp_mstamp;
