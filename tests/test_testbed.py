@@ -149,8 +149,14 @@ def _no_new_struct_ops(before: set[int], timeout: float = 10.0) -> set[int]:
 # congestion control (whose registration must go with the run, however the run ends).
 LEAK_ALGORITHMS = [
     "cubic",
-    pytest.param("jump-start", marks=pytest.mark.skipif(bpfcc.missing() is not None, reason=f"no BPF: {bpfcc.missing()}")),
+    *(pytest.param(a, marks=pytest.mark.skipif(bpfcc.missing_for(a) is not None, reason=f"no BPF: {bpfcc.missing_for(a)}"))
+      for a in ("jump-start", "modified-swift-start")),  # the second with a sock_ops program in a cgroup
 ]
+
+
+def _cgroups_of(pid: int) -> list[str]:
+    root = bpfcc.cgroup_root()
+    return [c.name for c in root.glob(f"{PREFIX}{pid}-*")] if root else []
 
 
 def _wait_for_namespaces(pid: int, timeout: float = 60.0) -> None:
@@ -203,13 +209,15 @@ def test_an_interrupted_run_leaves_nothing(tmp_path, sig, algorithm):
     time.sleep(1.5)  # into the transfer
     if algorithm != "cubic":
         assert _registered_by(p.pid), "the run should have registered its BPF algorithm"
+    if algorithm == "modified-swift-start":
+        assert _cgroups_of(p.pid), "and made the cgroup of its sock_ops program"
     p.send_signal(sig)
     p.communicate(timeout=60)
     assert p.returncode != 0
     assert _ours_of(p.pid) == []
     assert not (tmp_path / "out" / "run0").exists()
     assert _instances_of(p.pid) == []
-    assert _registered_by(p.pid) == []
+    assert _registered_by(p.pid) == [] and _cgroups_of(p.pid) == []
     assert _no_new_struct_ops(maps) == set()
 
 
@@ -238,7 +246,7 @@ def test_cleanup_removes_what_a_killed_run_left(tmp_path, algorithm):
     c = _tcpstart("testbed", "--cleanup")
     c.communicate(timeout=60)
     assert c.returncode == 0
-    assert _ours_of(p.pid) == [] and _instances_of(p.pid) == []
+    assert _ours_of(p.pid) == [] and _instances_of(p.pid) == [] and _cgroups_of(p.pid) == []
     assert _no_new_struct_ops(maps) == set()
 
 

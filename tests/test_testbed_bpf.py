@@ -69,7 +69,8 @@ kernel = pytest.mark.skipif(
 # where the simulator was within 1.1 % of them on the development machine (docs/testbed.md
 # explains the others): each algorithm at least once.
 CI_CASES = [CASES["jump-start"][0], CASES["jump-start"][1], CASES["jump-start"][3], CASES["pacing-only"][0],
-            CASES["pacing-only"][3], CASES["swift-start"][0], CASES["ess"][0], CASES["ess"][2]]
+            CASES["pacing-only"][3], CASES["swift-start"][0], CASES["modified-swift-start"][0], CASES["ess"][0],
+            CASES["ess"][2]]
 
 
 @kernel

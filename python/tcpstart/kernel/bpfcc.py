@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -191,11 +192,13 @@ def cleanup(alive: Callable[[int], bool]) -> list[str]:
     for cg in root.glob("tcpst-*") if root else []:
         m = re.match(r"tcpst-(\d+)-", cg.name)
         if m and not alive(int(m[1])):
-            try:
-                cg.rmdir()
-                removed.append(str(cg))
-            except OSError:
-                pass
+            for _ in range(50):  # its killed processes may still be exiting
+                try:
+                    cg.rmdir()
+                    removed.append(str(cg))
+                    break
+                except OSError:
+                    time.sleep(0.1)
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue

@@ -197,8 +197,8 @@ def cleanup() -> list[str]:
     from tcpstart.kernel import bpfcc
 
     dead = [ns for ns in ours() if (m := _NAME.match(ns)) and not alive(int(m[1]))]
+    remove_namespaces(dead)  # first: a cgroup can go only once the processes in it have
     loaders = bpfcc.cleanup(alive)
-    remove_namespaces(dead)
     instances = TRACEFS / "instances"
     removed = list(dead)
     if instances.is_dir():

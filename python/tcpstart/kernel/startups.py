@@ -53,7 +53,7 @@ CASES: dict[str, list[Case]] = {
         Case("jump-start", "20Mbps", "20ms", "1bdp", "1MB", window_scaling=False),
         Case("jump-start", "5Mbps", "64ms", "60pkt", "43440B"),  # the paper's path, 30 segments
     ],
-    **{a: [Case(a, *c) for c in _PACED] for a in ("pacing-only", "swift-start", "ess")},
+    **{a: [Case(a, *c) for c in _PACED] for a in ("pacing-only", "swift-start", "modified-swift-start", "ess")},
 }
 
 
