@@ -117,14 +117,9 @@ def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, 
 def main() -> None:
     die_with_parent()
     cfg = json.loads(Path(sys.argv[1]).read_text())
-    stop = False
-
-    def on_term(*_: object) -> None:
-        nonlocal stop
-        stop = True
-
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
+    # SIGTERM (the runner, the parent-death signal) and SIGINT end the process at once: its link
+    # descriptors close, and the kernel unregisters every algorithm.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     lib = libbpf()
     try:
         for a in cfg["algorithms"]:
@@ -134,9 +129,8 @@ def main() -> None:
         print(f"bpf: {e}", file=sys.stderr)
         sys.exit(1)
     Path(cfg["ready"]).touch()
-    while not stop:
+    while True:
         signal.pause()
-    # Exiting closes the link descriptors: the kernel unregisters every algorithm.
 
 
 if __name__ == "__main__":

@@ -105,24 +105,14 @@ void BPF_PROG(ess_set_state, struct sock *sk, __u8 new_state)
 		ess_of(sk)->selection = ESS_DONE;
 }
 
-SEC("struct_ops/ess_ssthresh")
-__u32 BPF_PROG(ess_ssthresh, struct sock *sk)
-{
-	return tcp_reno_ssthresh(sk);
-}
-
-SEC("struct_ops/ess_undo_cwnd")
-__u32 BPF_PROG(ess_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
-}
+TCPST_RENO_LOSS_RESPONSE
 
 SEC(".struct_ops")
 struct tcp_congestion_ops ess = {
 	.init = (void *)ess_init,
 	.cong_avoid = (void *)ess_cong_avoid,
 	.set_state = (void *)ess_set_state,
-	.ssthresh = (void *)ess_ssthresh,
-	.undo_cwnd = (void *)ess_undo_cwnd,
+	.ssthresh = (void *)tcpst_ssthresh,
+	.undo_cwnd = (void *)tcpst_undo_cwnd,
 	.name = TCPST_NAME,
 };

@@ -123,17 +123,7 @@ void BPF_PROG(js_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	reno_grow(sk, acked, param(P_ABC));
 }
 
-SEC("struct_ops/js_ssthresh")
-__u32 BPF_PROG(js_ssthresh, struct sock *sk)
-{
-	return tcp_reno_ssthresh(sk);
-}
-
-SEC("struct_ops/js_undo_cwnd")
-__u32 BPF_PROG(js_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
-}
+TCPST_RENO_LOSS_RESPONSE
 
 SEC(".struct_ops")
 struct tcp_congestion_ops jump_start = {
@@ -141,7 +131,7 @@ struct tcp_congestion_ops jump_start = {
 	.in_ack_event = (void *)js_in_ack_event,
 	.set_state = (void *)js_set_state,
 	.cong_avoid = (void *)js_cong_avoid,
-	.ssthresh = (void *)js_ssthresh,
-	.undo_cwnd = (void *)js_undo_cwnd,
+	.ssthresh = (void *)tcpst_ssthresh,
+	.undo_cwnd = (void *)tcpst_undo_cwnd,
 	.name = TCPST_NAME,
 };

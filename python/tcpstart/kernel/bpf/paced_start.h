@@ -118,17 +118,7 @@ void BPF_PROG(ps_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	}
 }
 
-SEC("struct_ops/ps_ssthresh")
-__u32 BPF_PROG(ps_ssthresh, struct sock *sk)
-{
-	return tcp_reno_ssthresh(sk);
-}
-
-SEC("struct_ops/ps_undo_cwnd")
-__u32 BPF_PROG(ps_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
-}
+TCPST_RENO_LOSS_RESPONSE
 
 #define PACED_START_OPS(var)                           \
 	SEC(".struct_ops")                             \
@@ -137,8 +127,8 @@ __u32 BPF_PROG(ps_undo_cwnd, struct sock *sk)
 		.cwnd_event = (void *)ps_cwnd_event,   \
 		.set_state = (void *)ps_set_state,     \
 		.cong_avoid = (void *)ps_cong_avoid,   \
-		.ssthresh = (void *)ps_ssthresh,       \
-		.undo_cwnd = (void *)ps_undo_cwnd,     \
+		.ssthresh = (void *)tcpst_ssthresh,       \
+		.undo_cwnd = (void *)tcpst_undo_cwnd,     \
 		.name = TCPST_NAME,                    \
 	}
 

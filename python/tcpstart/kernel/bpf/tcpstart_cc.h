@@ -109,4 +109,18 @@ static __always_inline void reno_grow(struct sock *sk, __u32 acked, __u64 abc)
 	reno_grow_as(sk, acked, abc, cwnd_limited(tcp_of(sk)));
 }
 
+/* The kernel's Reno response to loss (ssthresh = half of cwnd, at least 2; undo to the window
+ * before), as `tcpst_ssthresh` and `tcpst_undo_cwnd` for a struct_ops table. */
+#define TCPST_RENO_LOSS_RESPONSE                                              \
+	SEC("struct_ops/tcpst_ssthresh")                                      \
+	__u32 BPF_PROG(tcpst_ssthresh, struct sock *sk)                        \
+	{                                                                     \
+		return tcp_reno_ssthresh(sk);                                 \
+	}                                                                     \
+	SEC("struct_ops/tcpst_undo_cwnd")                                     \
+	__u32 BPF_PROG(tcpst_undo_cwnd, struct sock *sk)                       \
+	{                                                                     \
+		return tcp_reno_undo_cwnd(sk);                                \
+	}
+
 #endif
