@@ -224,7 +224,8 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                               {**delay_cfg, "stats": str(work / f"delay-{name}.json")}, ready=True)
                 for ns, name in ((net.r2, "fwd"), (net.r1, "rev"))
             ]
-            probe = Probe(tag, ports)
+            with signals_blocked():  # an interrupt inside would leave its trace instance unowned
+                probe = Probe(tag, ports)
             hosts = _by_host(plan)
             for h, mine in hosts.items():
                 cfg = {"flows": [{"port": f.port, "size": f.size} for f in mine]}
