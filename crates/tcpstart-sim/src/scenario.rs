@@ -125,6 +125,9 @@ pub struct RawNetwork {
     /// (left-to-right) flows travel on `bottleneck_rev`, so `reverse_ack_compression` acts on them.
     pub ack_compression: Option<RawAckCompression>,
     pub reverse_ack_compression: Option<RawAckCompression>,
+    /// Receiver hosts' processing jitter: the longest extra time a packet a receiver sends (the
+    /// ACKs of the flows) waits in the host, drawn per packet; off when unset or zero.
+    pub ack_jitter: Option<Quantity>,
 }
 
 /// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
@@ -295,6 +298,10 @@ pub struct Network {
     pub reverse_router_pps: Option<f64>,
     pub ack_compression: Option<AckCompressionSpec>,
     pub reverse_ack_compression: Option<AckCompressionSpec>,
+    /// Left out of the resolved scenario when off, so that scenarios without it resolve to the
+    /// text they always had (a campaign's store keys runs by that text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_jitter: Option<Duration>,
 }
 
 /// The queue discipline of a link.
@@ -502,6 +509,9 @@ fn fmt_rate(bps: f64) -> String {
         format!("{bps}bps")
     }
 }
+
+/// The longest receiver processing jitter: longer would be an outage, not jitter.
+const MAX_ACK_JITTER: Duration = Duration::from_secs(1);
 
 fn time(
     field: &(impl Display + ?Sized),
@@ -984,6 +994,12 @@ impl RawScenario {
                 .as_ref()
                 .map(|a| a.resolve("network.reverse_ack_compression"))
                 .transpose()?,
+            ack_jitter: match &n.ack_jitter {
+                Some(q) => {
+                    Some(time("network.ack_jitter", q, Duration::ZERO, MAX_ACK_JITTER)?).filter(|d| !d.is_zero())
+                }
+                None => None,
+            },
         };
 
         let seed = self.seed.unwrap_or(1);
