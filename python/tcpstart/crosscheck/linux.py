@@ -1,10 +1,11 @@
 """The Linux cross-check: the same scenarios on the kernel (tcpstart testbed, several runs each)
 and in tcpstart, compared against the kernel's own run-to-run spread.
 
-Both sides get one scenario dict. Its TCP settings are Linux's defaults where tcpstart has a
-knob for them (MSS 1448 = MTU 1500 with timestamps, initial window 10, minimum RTO 200 ms,
-delayed-ACK timeout 40 ms = TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery); the
-testbed maps the ones the kernel can be given and runs the kernel's own behaviour for the rest.
+Both sides get one scenario dict. Its TCP settings are tcpstart's Linux profile
+(`tcp.profile = "linux"`: MSS 1448 = MTU 1500 with timestamps, initial window 10, minimum RTO
+200 ms, delayed-ACK timeout 40 ms = TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery,
+Linux's receiver and ssthresh rules); the testbed maps the ones the kernel can be given and runs
+the kernel's own behaviour for the rest.
 The kernel's reno is tcpstart's newreno with abc = 0 (every acknowledged segment counts).
 """
 
@@ -73,7 +74,7 @@ def scenario(case: LinuxCase) -> dict[str, Any]:
     return {
         "seed": 1,
         "network": {"rate": f"{case.rate_mbps}Mbps", "rtt": f"{case.rtt_ms}ms", "queue": case.queue_packets},
-        "tcp": {"mss": MSS, "rto_min": "200ms", "delack_timeout": "40ms", "quickack": 16, "recovery": "prr"},
+        "tcp": {"profile": "linux", "mss": MSS},
         "flows": [{"algorithm": case.algorithm, "size": int(case.size_mb * 1e6), "start": f"{i * case.stagger}s",
                    **({"params": {"abc": 0}} if case.algorithm == "newreno" else {})}
                   for i in range(case.flows)],
@@ -139,6 +140,15 @@ def run_case(case: LinuxCase, runs: int, progress: Optional[Callable[[str], None
     load_after = os.getloadavg()
     sim = metrics(ts.run(scenario(case)))
     return {"case": asdict(case), "kernel": kernel, "tcpstart": sim, "load": [load_before[0], load_after[0]]}
+
+
+def resimulate(raw: dict[str, Any]) -> dict[str, Any]:
+    """A case of an earlier cross-check with its tcpstart side run again (the kernel's runs kept):
+    how a change to the model moves the comparison, without minutes of real time per case."""
+    import tcpstart as ts
+
+    case = LinuxCase(**raw["case"])
+    return {**raw, "tcpstart": metrics(ts.run(scenario(case)))}
 
 
 def compare(raw: dict[str, Any]) -> dict[str, Any]:
