@@ -54,6 +54,15 @@ struct Recovery {
 /// Linux's TCP_TIMEOUT_MIN (2 jiffies at HZ = 1000): added to the probe and reordering timers.
 const TIMEOUT_MIN: Duration = Duration::from_millis(2);
 
+/// Segments Linux puts in one paced TSO/GSO burst at `rate` bytes per second
+/// (`tcp_tso_autosize`, BBR's `bbr_tso_segs_goal`): the data of 2^-10 s (`sk_pacing_shift` 10),
+/// at least 2 (1 below 1.2 Mbit/s with BBR; taken as 2 throughout), at most 64 KB. The pacing gap
+/// after the burst covers all its bytes, so the rate holds over a burst.
+fn tso_segments(rate: f64, mss: u64) -> u32 {
+    let bytes = (rate / 1024.0).min(65_536.0);
+    ((bytes / mss as f64) as u32).max(2)
+}
+
 /// What the Linux profile's second timer waits for (Linux keeps it in the retransmission
 /// timer's slot).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -738,6 +747,8 @@ impl Sender {
             return;
         }
         let mss = self.cfg.mss as u64;
+        // Segments of the current paced burst still to go out at once (Linux profile).
+        let mut burst = 0;
         loop {
             let Some(next) = self.next_seg() else {
                 self.rate.check_app_limited(self.board.bytes_in_flight(), self.window(), false);
@@ -767,7 +778,7 @@ impl Sender {
             if retransmit.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
                 return;
             }
-            if self.cc_pacing_rate.is_some() && now < self.next_send_at {
+            if self.cc_pacing_rate.is_some() && now < self.next_send_at && burst == 0 {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
             }
@@ -780,6 +791,9 @@ impl Sender {
                 rec.rescue_rxt = rec.point;
             }
             self.send_segment(now, retransmit, out);
+            if let (Profile::Linux, Some(rate)) = (self.cfg.profile, self.cc_pacing_rate) {
+                burst = if burst == 0 { tso_segments(rate, mss) - 1 } else { burst - 1 };
+            }
         }
     }
 
