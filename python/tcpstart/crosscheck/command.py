@@ -133,7 +133,9 @@ def run_linux(args: argparse.Namespace) -> int:
             _case_line(f"{case.name} {case.describe()}", compare(r))
             results.append(r)
     command = "tcpstart crosscheck --linux" + (" --quick" if args.quick else "") + (
-        f" --runs {args.runs}" if args.runs != 3 else "") + (f" --docs {args.docs}" if args.docs else "")
+        f" --runs {args.runs}" if args.runs != 3 else "") + (
+        f" --from-results {Path(args.from_results).name} --resimulate" if args.resimulate else "") + (
+        f" --docs {args.docs}" if args.docs else "")
     _publish(out, args.docs, "validation-linux", lambda d: save_raw(results, d / "crosscheck-linux.json"),
              lambda md, img: write(results, md, img, command))
     return 0

@@ -68,6 +68,9 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         command,
         "```",
         "",
+        *(["The kernel's runs are those of an earlier `tcpstart crosscheck --linux` (its raw results, "
+           "crosscheck-linux.json, in its output folder); tcpstart's side was run again on them with this "
+           "version (`--resimulate`).", ""] if "--resimulate" in command else []),
         "Both sides: MSS 1448 (MTU 1500 with timestamps), initial window 10, SACK, timestamps, window scaling, "
         "minimum RTO 200 ms; tcpstart runs its Linux profile (`tcp.profile = \"linux\"`, docs/linux-profile.md: "
         "the kernel's receiver ACKs and window, ssthresh and PRR from cwnd, RACK-TLP, delayed-ACK timeout 40 ms = "
