@@ -1,14 +1,14 @@
 """What tcpstart models differently from Linux (S1-S7), and per-case notes from traced runs.
 
-Each difference says what the kernel does, what tcpstart does, and the run that showed it; S1-S4
-are modelled by the Linux profile (`tcp.profile = "linux"`), S5-S7 remain. Written from the
+Each difference says what the kernel does, what tcpstart does, and the run that showed it;
+S1-S6 are modelled by the Linux profile (`tcp.profile = "linux"`), S7 remains. Written from the
 traces of the committed matrix run (docs/validation-linux.md) and single traced reruns.
 """
 
 DIFFERENCES: list[str] = [
-    "S1-S5 were departures of tcpstart's RFC model from Linux; the Linux profile (`tcp.profile = "
+    "S1-S6 were departures of tcpstart's RFC model from Linux; the Linux profile (`tcp.profile = "
     "\"linux\"`, docs/linux-profile.md), which tcpstart runs in this cross-check, models them. "
-    "S6 and S7 remain, and a tail loss (L7, L14).",
+    "S7 (the testbed's own) remains, and a tail loss (L7, L14).",
     "",
     "- **S1 Receiver ACK policy (modelled).** Linux's receiver re-enters quick-ACK mode whenever its "
     "window grows (`tcp_grow_window` sets `quick |= 1`), so it acknowledges most segments singly through "
@@ -36,22 +36,20 @@ DIFFERENCES: list[str] = [
     "loss, yet its second loss came 0.4 s early and it finished 4.6 % sooner than the kernel; with it, "
     "within 1.3 %. Not modelled: at the end of a transfer the kernel lowers an unused window (RFC 2861, "
     "`tcp_cwnd_application_limited`), and a tail loss probe that repaired a loss reduces cwnd (CWR).",
-    "- **S5 Pacing granularity (modelled).** Linux paces TSO/GSO bursts, at least two segments each (more "
-    "above about 12 Mbit/s: a millisecond of data, `tcp_tso_autosize`, `bbr_tso_segs_goal`); the RFC model "
-    "paces every segment. On the same kernel runs, per-segment pacing against bursts: L12 +2.0 % against "
-    "+1.2 %, L13 +4.7 % against +2.9 %, L17 -13.3 % against -9.8 %, L14 -0.7 % against +6.9 % (a tail "
-    "loss, below). BBR's STARTUP exit in L10 still differs (128 segments against the kernel's 86).",
+    "- **S5 Pacing granularity (modelled).** Linux leaves a connection's first 10 segments unpaced "
+    "(`tcp_update_skb_after_send`, tcpstart's `unpaced_segments`) and then paces TSO/GSO bursts, at least "
+    "two segments each (a millisecond of data above about 12 Mbit/s: `tcp_tso_autosize`, "
+    "`bbr_tso_segs_goal`); the RFC model paces every segment from the first. This moves BBR's STARTUP: "
+    "L10's exit now 84 segments against the kernel's 86 (128 paced per segment), L12 +1.2 % against +6 %.",
+    "- **S6 BBR's STARTUP of a flow that starts into a full queue (modelled by S5).** In L17 the second "
+    "flow (started 0.5 s after the first, with a 2-BDP queue full) stayed in STARTUP for seconds with "
+    "every segment paced, and the case completed 10-13 % sooner than the kernel; with the unpaced start "
+    "and paced bursts it agrees within 0.1 % (cwnd distance 0.08 against the kernel's own 0.07).",
     "- **A tail loss.** When the transfer's last segments are dropped nothing is sent after them, so "
     "RACK has nothing to go by and the tail loss probe repairs them, 2 SRTT (plus 200 ms with one segment "
     "out) after the last ACK. In L7 and L14 tcpstart drops a segment of the last window where the kernel's "
     "runs, with as many drops in all, dropped earlier ones; the completion time then differs by that "
     "probe timeout (L7 +27 %, L14 +7 %) while start-up, drops and retransmissions agree.",
-    "- **S6 BBR's STARTUP of a flow that starts into a full queue.** In L17 the second flow (started "
-    "0.5 s after the first, with a 2-BDP queue full) left STARTUP after about 1 s with 27 segments on the "
-    "kernel, then grew by PROBE_BW's 25 % steps and finished at 6.3 s (a traced run); in tcpstart it "
-    "stays in STARTUP until about 3.8 s, and the case's mean completion is about 10 % shorter. The RACK-TLP "
-    "recovery removed tcpstart's timeouts here (retransmissions within the kernel's range), which "
-    "leaves this difference alone.",
     "- **S7 The testbed's own departures.** The handshake's RTT exceeds the base by under a millisecond "
     "(veth hops, two routers, the delay lines; the figure for this run is at the top); the Python delay line's mean lateness is 40-100 us per "
     "packet, but at 100 Mbps with 40 ms (L13, about 12,000 packets per second through it) it fell "
@@ -71,9 +69,9 @@ NOTES: dict[str, str] = {
     "L7": "the window after the first recovery (500 segments) fills the path to the packet (499.7): tcpstart's next drop is the transfer's last segment, which only the tail loss probe repairs, 0.5 s after the last ACK (2 SRTT + 200 ms with one segment out); the kernel's extra drops (503-517 retransmissions) came earlier, where RACK repairs them within a round trip; the RFC model (-0.4 %) repaired it inside a second recovery",
     "L9": "S4 modelled: the second loss comes as in the kernel (the RFC model's came 0.4 s early, -3.7 %); the kernel repeats itself to the packet (own distance 0.000)",
     "L8": "one kernel run left slow start at 206 segments and finished 12 % after the others (1.206 s against 1.078-1.091 s); against those two, tcpstart is within 0.5 %; its 99 retransmissions against their 80 (the RFC model: 81) come from RACK's marking in the overshoot's recovery, not traced",
-    "L10": "BBR's STARTUP exit (128 segments against 86), cut in the kernel by the loss recovery STARTUP's overflow started; not traced",
-    "L12": "S5 and S2 modelled: no timeout since RACK-TLP (the RFC model: one, +6 %); STARTUP leaves at 202 segments against 262-269 and drops more (461 retransmissions against 344-394)",
-    "L14": "a tail loss: one of the last window's segments (at 4.56 s), repaired by the tail loss probe 0.45 s later; start-up (315 segments) and retransmissions (478 against 482-489) as the kernel's, no timeout (the RFC model: 2, +11 %)",
+    "L10": "S5: STARTUP leaves at 84 segments against 86 with the first 10 segments unpaced (128 paced per segment); the windows part after it, not traced",
+    "L12": "S5 and S2 modelled: no timeout since RACK-TLP (the RFC model: one, +6 %); STARTUP leaves at 217 segments against 262-269 and drops more (469 retransmissions against 344-394), not traced",
+    "L14": "a tail loss: a segment of the last window, repaired by the tail loss probe; start-up (315 segments) and retransmissions (480 against 482-489) as the kernel's, no timeout (the RFC model: 2, +11 %)",
     "L15": "S1: the second flow's start-up (traced with the RFC model: its HyStart delay exit at 25 segments against 31 in a kernel run, +4.5 %)",
-    "L17": "S6: the second flow's STARTUP, much longer in tcpstart than the kernel's (about 1 s in a traced kernel run); RACK-TLP removed the RFC model's timeouts (44 retransmissions against 34-54)",
+    "L17": "S6: the second flow's STARTUP, with the unpaced start and paced bursts (S5); the RFC model: -9.5 % with timeouts",
 }

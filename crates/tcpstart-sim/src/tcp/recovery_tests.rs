@@ -213,8 +213,9 @@ fn a_tail_loss_probe_retransmits_the_last_segment_two_rtts_on() {
 fn linux_paces_bursts_of_a_millisecond_of_data_at_least_two_segments() {
     // BBR's first window at 2.89 x 10 segments per 100 ms = 289 kB/s: a millisecond holds 282 B,
     // below two segments, so the profile sends pairs; the RFC model one segment at a time.
+    // Both without the ten unpaced segments Linux starts with (`unpaced_segments`).
     for (profile, first) in [("linux", "0 1"), ("rfc", "0")] {
-        let h = Harness::new("bbr", &format!(r#""profile": "{profile}""#), 100, RTT);
+        let h = Harness::new("bbr", &format!(r#""profile": "{profile}", "unpaced_segments": 0"#), 100, RTT);
         let mut h = h;
         assert_eq!(h.sent(), first, "{profile}");
     }
