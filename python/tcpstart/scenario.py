@@ -100,6 +100,19 @@ class AckCompression:
 
 
 @dataclass
+class QuickStart:
+    """A Quick-Start router (RFC 4782) at the bottleneck: it approves, reduces or refuses the
+    rate a SYN asks for, keeping offered load plus the rates approved within `interval` below
+    `threshold` of the capacity (defaults 0.8 and 1 s)."""
+
+    threshold: Optional[float] = None
+    interval: Optional[Quantity] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
 class Dumbbell:
     """Senders and receivers joined by one bottleneck link in each direction.
 
@@ -131,6 +144,7 @@ class Dumbbell:
     reverse_router_pps: Optional[float] = None
     ack_compression: Optional[AckCompression] = None
     reverse_ack_compression: Optional[AckCompression] = None
+    quick_start: Optional[QuickStart] = None
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
@@ -152,6 +166,7 @@ _ELEMENT_TABLES: Dict[str, type] = {
     "reverse_aqm": Aqm,
     "ack_compression": AckCompression,
     "reverse_ack_compression": AckCompression,
+    "quick_start": QuickStart,
 }
 
 

@@ -19,6 +19,7 @@ pub mod jump_start;
 pub mod modified_swift_start;
 pub mod paced_start;
 pub mod pacing_only;
+pub mod quick_start;
 pub mod receiver;
 pub mod registry;
 pub mod reno;
