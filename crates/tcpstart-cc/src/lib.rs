@@ -5,6 +5,7 @@
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod careful_resume;
 pub mod controller;
