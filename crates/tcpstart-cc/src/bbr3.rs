@@ -526,11 +526,7 @@ impl Bbr3 {
                     }
                 }
             }
-            State::ProbeBwRefill => {
-                if self.round_start {
-                    self.start_probe_bw_up(now);
-                }
-            }
+            State::ProbeBwRefill if self.round_start => self.start_probe_bw_up(now),
             State::ProbeBwUp => {
                 // 5.3.3.6 BBRIsTimeToGoDown: the probe found no more bandwidth.
                 let at_hi = self.inflight_hi.is_some_and(|hi| cwnd_limited && self.cwnd >= hi);
