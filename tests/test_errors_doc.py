@@ -130,6 +130,8 @@ TOML = [
     ("network", 'aqm = "red"'),
     ("network", 'ack_compression = { mode = "merge" }'),
     ("network", 'ack_compression = { mode = "hold", interval = "1ms" }'),
+    ("network", "quick_start = { threshold = 2 }"),
+    ("network", 'quick_start = { interval = "0s" }'),
     ("network", "speed = '1Gbps'"),
     ("tcp", "mss = 10"),
     ("tcp", 'mss = "1460"'),

@@ -31,6 +31,16 @@ def test_elements_reach_the_core_and_resolve_with_defaults() -> None:
     assert net["reverse_ack_compression"]["mode"] == "merge"
 
 
+def test_a_quick_start_router_decides_the_requests_it_sees() -> None:
+    s = scenario(quick_start=ts.QuickStart(threshold=0.5))
+    assert s.validate()["network"]["quick_start"] == {"threshold": 0.5, "interval": {"secs": 1, "nanos": 0}}
+    s.flows = [ts.Flow("newreno+quick-start", size="300KB")]
+    links = {link["name"]: link for link in ts.run(s).raw_summary["links"]}
+    # 5 Mbit/s to spare on an idle 10 Mbit/s link: the request is reduced to 2.56 Mbit/s.
+    assert links["bottleneck"]["quick_start"] == {"requests": 1, "approved": 0, "reduced": 1, "refused": 0}
+    assert "quick_start" not in links["bottleneck_rev"]
+
+
 def test_summary_reports_drop_causes_sojourn_and_ack_compression() -> None:
     res = ts.run(scenario(aqm=ts.Aqm("codel"), reverse_ack_compression=ts.AckCompression("release", "5ms")))
     links = {link["name"]: link for link in res.raw_summary["links"]}

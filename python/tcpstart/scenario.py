@@ -100,6 +100,19 @@ class AckCompression:
 
 
 @dataclass
+class QuickStart:
+    """A Quick-Start router (RFC 4782) at the bottleneck: it approves, reduces or refuses the
+    rate a SYN asks for, keeping offered load plus the rates approved within `interval` below
+    `threshold` of the capacity (defaults 0.8 and 1 s)."""
+
+    threshold: Optional[float] = None
+    interval: Optional[Quantity] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _set_fields(self)
+
+
+@dataclass
 class Dumbbell:
     """Senders and receivers joined by one bottleneck link in each direction.
 
@@ -134,6 +147,7 @@ class Dumbbell:
     ack_jitter: Optional[Quantity] = None
     """Receiver hosts' processing jitter: each packet a receiver sends (the flows' ACKs) waits an
     extra uniform draw in [0, ack_jitter), in order; makes replications of a campaign differ."""
+    quick_start: Optional[QuickStart] = None
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
@@ -155,6 +169,7 @@ _ELEMENT_TABLES: Dict[str, type] = {
     "reverse_aqm": Aqm,
     "ack_compression": AckCompression,
     "reverse_ack_compression": AckCompression,
+    "quick_start": QuickStart,
 }
 
 

@@ -1,7 +1,7 @@
 """One look per algorithm, the same in every figure of the project.
 
 Algorithms are grouped in families; a family shares a colour map (blues for the Reno family,
-greens for CUBIC, ...) and its members differ in shade and line style, so twenty-one curves stay
+greens for CUBIC, ...) and its members differ in shade and line style, so two dozen curves stay
 distinguishable in colour and in black and white. An algorithm outside the table (a user's own)
 gets a grey of its own with a line style chosen from its name, the same on every run.
 """
@@ -17,11 +17,14 @@ from matplotlib import colormaps
 FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "Reno": ("Blues", ("reno", "newreno", "reno+hystartpp", "newreno+hystartpp")),
     "CUBIC": ("Greens", ("cubic", "cubic-nohystart", "cubic+hystartpp")),
-    "BBR": ("Greys", ("bbr",)),
+    "BBR": ("Greys", ("bbr", "bbr3")),
     "high-speed": ("Purples", ("highspeed", "scalable", "bic", "ehstcp")),
     "start-up": ("Oranges", ("ess", "stopeg", "jump-start")),
     "Swift Start": ("Reds", ("swift-start", "swift-start-bbn", "pacing-only", "modified-swift-start")),
-    "SUSS, Careful Resume": ("RdPu", ("cubic+suss", "newreno+careful-resume")),
+    "SUSS, Careful Resume, Quick-Start": (
+        "RdPu",
+        ("cubic+suss", "newreno+careful-resume", "newreno+quick-start", "cubic+quick-start"),
+    ),
 }
 LINE_STYLES = ("-", "--", "-.", ":")
 

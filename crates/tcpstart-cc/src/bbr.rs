@@ -50,12 +50,14 @@
 //! - Linux skips min_rtt samples from ACKs it suspects delayed (a lone sub-MSS segment); the
 //!   simulator's segments are full-sized, so that rule is left out.
 
+pub mod full_bw;
 pub mod win_minmax;
 
 use crate::controller::CongestionControl;
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RateSample, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::time::{Duration, Instant};
+use full_bw::FullBw;
 use win_minmax::WinMinmax;
 
 /// Bandwidth scale: packets per microsecond x 2^24.
@@ -83,8 +85,6 @@ pub const PACING_GAIN: [u64; CYCLE_LEN] =
 /// The cycle starts at one of this many phases (never the 3/4 drain phase).
 const CYCLE_RAND: u64 = 7;
 pub const CWND_MIN_TARGET: u64 = 4;
-const FULL_BW_THRESH: u64 = BBR_UNIT * 5 / 4;
-const FULL_BW_CNT: u32 = 3;
 const LT_INTVL_MIN_RTTS: u32 = 4;
 const LT_LOSS_THRESH: u64 = 50;
 const LT_BW_RATIO: u64 = BBR_UNIT / 8;
@@ -182,9 +182,7 @@ pub struct Bbr {
     cycle_idx: usize,
     pacing_gain: u64,
     cwnd_gain: u64,
-    full_bw_reached: bool,
-    full_bw: u64,
-    full_bw_cnt: u32,
+    full_bw: FullBw,
     has_seen_rtt: bool,
     prior_cwnd: u64,
 
@@ -249,9 +247,7 @@ impl Bbr {
             cycle_idx: 0,
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
-            full_bw_reached: false,
-            full_bw: 0,
-            full_bw_cnt: 0,
+            full_bw: FullBw::default(),
             has_seen_rtt: false,
             prior_cwnd: 0,
             lt_is_sampling: false,
@@ -303,7 +299,7 @@ impl Bbr {
         self.cycle_idx
     }
     pub fn full_bw_reached(&self) -> bool {
-        self.full_bw_reached
+        self.full_bw.reached
     }
     pub fn lt_use_bw(&self) -> bool {
         self.lt_use_bw
@@ -332,9 +328,7 @@ impl Bbr {
         self.init_pacing_rate_from_rtt(min_rtt);
         self.round_start = false;
         self.idle_restart = false;
-        self.full_bw_reached = false;
-        self.full_bw = 0;
-        self.full_bw_cnt = 0;
+        self.full_bw.reset();
         self.cycle_mstamp = Instant::ZERO;
         self.cycle_idx = 0;
         self.reset_lt_bw_sampling();
@@ -398,7 +392,7 @@ impl Bbr {
             self.init_pacing_rate_from_rtt(srtt);
         }
         // Until the pipe is full the rate only grows, so a low early sample cannot slow start-up.
-        if self.full_bw_reached || rate > self.pacing_rate {
+        if self.full_bw.reached || rate > self.pacing_rate {
             self.pacing_rate = rate;
         }
     }
@@ -451,7 +445,7 @@ impl Bbr {
     }
 
     fn ack_aggregation_cwnd(&self) -> u64 {
-        if EXTRA_ACKED_GAIN == 0 || !self.full_bw_reached {
+        if EXTRA_ACKED_GAIN == 0 || !self.full_bw.reached {
             return 0;
         }
         let max_aggr_cwnd = self.bw() * EXTRA_ACKED_MAX_US / BW_UNIT;
@@ -502,7 +496,7 @@ impl Bbr {
             let (mut cwnd, conserving) = self.recover_or_restore(losses, acked);
             if !conserving {
                 let target = self.quantization_budget(self.bdp(bw, gain) + self.ack_aggregation_cwnd());
-                if self.full_bw_reached {
+                if self.full_bw.reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || self.delivered < TCP_INIT_CWND {
                     cwnd += acked;
@@ -541,7 +535,7 @@ impl Bbr {
     }
 
     fn reset_mode(&mut self) {
-        if self.full_bw_reached {
+        if self.full_bw.reached {
             self.reset_probe_bw_mode();
         } else {
             self.mode = Mode::Startup;
@@ -682,21 +676,11 @@ impl Bbr {
 
     /// Full pipe: three non-app-limited rounds in a row without 25 % growth of the max bw.
     fn check_full_bw_reached(&mut self, rs: &RateSample) {
-        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
-            return;
-        }
-        let bw_thresh = (self.full_bw * FULL_BW_THRESH) >> BBR_SCALE;
-        if self.max_bw() >= bw_thresh {
-            self.full_bw = self.max_bw();
-            self.full_bw_cnt = 0;
-            return;
-        }
-        self.full_bw_cnt += 1;
-        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+        self.full_bw.on_round(self.max_bw(), self.round_start, rs.is_app_limited);
     }
 
     fn check_drain(&mut self, now: Instant) {
-        if self.mode == Mode::Startup && self.full_bw_reached {
+        if self.mode == Mode::Startup && self.full_bw.reached {
             self.mode = Mode::Drain;
             self.ssthresh = Some(self.inflight_target(self.max_bw(), BBR_UNIT));
         }
@@ -876,7 +860,7 @@ impl CongestionControl for Bbr {
         self.ca_state = CaState::Loss;
         self.recovery_end = self.snd_max;
         self.prev_ca_state = CaState::Loss;
-        self.full_bw = 0;
+        self.full_bw.full_bw = 0;
         self.round_start = true;
         self.lt_bw_sampling(1, false);
     }
@@ -1052,14 +1036,14 @@ mod tests {
         let (mut d, mut cc) = Drive::start(1);
         // Round 1 sets full_bw = 10 * 2^24 / 10000 = 16777.
         d.round(&mut cc, 10, 10, 100);
-        assert_eq!(cc.full_bw, 16777);
+        assert_eq!(cc.full_bw.full_bw, 16777);
         // +20 %: not significant (threshold 16777 * 320 >> 8 = 20971).
         d.ack_ex(&mut cc, ms(10), 12, ms(10), ms(10), 100, 0, true);
         d.round(&mut cc, 10, 10, 100);
-        assert_eq!((cc.full_bw_cnt, cc.mode()), (2, Mode::Startup));
+        assert_eq!((cc.full_bw.count, cc.mode()), (2, Mode::Startup));
         // Exactly the threshold counts as growth: 10 packets in 8000 us -> 20971.
         d.ack_ex(&mut cc, ms(10), 10, Duration::from_micros(8000), ms(10), 100, 0, true);
-        assert_eq!((cc.full_bw, cc.full_bw_cnt), (20971, 0));
+        assert_eq!((cc.full_bw.full_bw, cc.full_bw.count), (20971, 0));
         for round in 1..=3 {
             assert_eq!(cc.mode(), Mode::Startup, "round {round}");
             d.round(&mut cc, 10, 10, 100);
@@ -1077,7 +1061,7 @@ mod tests {
         for _ in 0..5 {
             d.ack_ex(&mut cc, ms(1), 1, ms(10), ms(10), 100, 0, false);
         }
-        assert_eq!(cc.full_bw_cnt, 0);
+        assert_eq!(cc.full_bw.count, 0);
     }
 
     #[test]
@@ -1231,7 +1215,7 @@ mod tests {
         // The highest segment sent before the timeout ends 3 packets above snd_una.
         cc.on_sent(&SentEvent { now: d.now, seq: d.delivered + 2 * MSS, len: MSS as u32, ..Default::default() });
         cc.on_rto(&RtoEvent { now: d.now, flight_size: 20 * MSS, consecutive: 1 });
-        assert_eq!((cc.cwnd(), cc.full_bw), (MSS, 0));
+        assert_eq!((cc.cwnd(), cc.full_bw.full_bw), (MSS, 0));
         assert!(cc.full_bw_reached(), "Linux keeps full_bw_reached and the bw filter");
         // In the loss state: cwnd + acked, at least cwnd_min_target.
         d.ack_ex(&mut cc, ms(10), 1, ms(10), ms(10), 0, 0, true);
@@ -1343,6 +1327,6 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(cc.max_bw(), bw);
-        assert_eq!(cc.full_bw_cnt, 0, "app-limited rounds do not count towards a full pipe");
+        assert_eq!(cc.full_bw.count, 0, "app-limited rounds do not count towards a full pipe");
     }
 }

@@ -37,6 +37,11 @@ pub trait CongestionControl: Send {
     fn name(&self) -> &'static str;
 
     fn on_established(&mut self, _ev: &EstablishedEvent) {}
+    /// The rate, in bytes per second, to ask the path for in the SYN's Quick-Start Request
+    /// (RFC 4782); `None`: no request. Asked once, when the first SYN is sent.
+    fn quick_start_request(&self) -> Option<f64> {
+        None
+    }
     fn on_sent(&mut self, _ev: &SentEvent) {}
     fn on_ack(&mut self, ev: &AckEvent);
     /// Loss detected by duplicate ACKs / SACK; sets ssthresh and the window for recovery.

@@ -130,7 +130,7 @@ const HYSTART_ACK_DELTA_US: ParamSpec = ParamSpec {
 
 /// Parameters shared by every CUBIC variant.
 pub const PARAMS: [ParamSpec; 4] = [BETA, C, FAST_CONVERGENCE, TCP_FRIENDLINESS];
-const HYSTART_PARAMS: [ParamSpec; 7] =
+pub(crate) const HYSTART_PARAMS: [ParamSpec; 7] =
     [BETA, C, FAST_CONVERGENCE, TCP_FRIENDLINESS, HYSTART_DETECT, HYSTART_LOW_WINDOW, HYSTART_ACK_DELTA_US];
 
 pub const CUBIC: Registration = Registration {
@@ -140,16 +140,19 @@ pub const CUBIC: Registration = Registration {
         reference: "RFC 9438; Linux net/ipv4/tcp_cubic.c v2.3 (HyStart: Ha & Rhee 2011)",
         params: &HYSTART_PARAMS,
     },
-    build: |p, cfg| {
-        let hystart = HyStart::new(hystart::Config {
-            detect: p["hystart_detect"] as u8,
-            low_window: p["hystart_low_window"] as u64,
-            ack_delta: Duration::from_micros(p["hystart_ack_delta_us"] as u64),
-        });
-        Box::new(Cubic::new(CubicConfig::from_params(p), cfg, SlowStart::HyStart(hystart)))
-    },
+    build: |p, cfg| Box::new(with_hystart(p, cfg)),
     receiver_hook: None,
 };
+
+/// Linux CUBIC with HyStart, from the parameters of [`CUBIC`].
+pub(crate) fn with_hystart(p: &Params, cfg: &CcConfig) -> Cubic {
+    let hystart = HyStart::new(hystart::Config {
+        detect: p["hystart_detect"] as u8,
+        low_window: p["hystart_low_window"] as u64,
+        ack_delta: Duration::from_micros(p["hystart_ack_delta_us"] as u64),
+    });
+    Cubic::new(CubicConfig::from_params(p), cfg, SlowStart::HyStart(hystart))
+}
 
 pub const CUBIC_NOHYSTART: Registration = Registration {
     info: AlgorithmInfo {

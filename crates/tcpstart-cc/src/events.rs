@@ -16,6 +16,10 @@ pub struct EstablishedEvent {
     pub queued_bytes: u64,
     /// Receiver window advertised in the SYN-ACK.
     pub rwnd: u64,
+    /// The rate the path approved for the SYN's Quick-Start Request (RFC 4782), in bytes per
+    /// second, as the SYN-ACK's Quick-Start Response reports it: 0 when a router refused it.
+    /// `None` when the SYN carried no request or no valid response came back.
+    pub quick_start_rate: Option<f64>,
 }
 
 /// A data segment left the sender.

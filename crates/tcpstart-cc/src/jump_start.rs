@@ -222,6 +222,7 @@ mod tests {
             handshake_rtt: Some(Duration::from_millis(100)),
             queued_bytes: queued,
             rwnd,
+            quick_start_rate: None,
         });
     }
 
@@ -372,6 +373,7 @@ mod tests {
             handshake_rtt: None,
             queued_bytes: 100 * MSS,
             rwnd: 1 << 20,
+            quick_start_rate: None,
         });
         assert_eq!((cc.cwnd(), cc.pacing_rate()), (IW, None));
         assert_eq!(cc.phase(), "slow_start");

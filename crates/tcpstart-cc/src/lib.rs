@@ -5,6 +5,7 @@
 //! in its own module behind the [`CongestionControl`] trait; [`registry`] names them.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod careful_resume;
 pub mod controller;
@@ -19,6 +20,7 @@ pub mod jump_start;
 pub mod modified_swift_start;
 pub mod paced_start;
 pub mod pacing_only;
+pub mod quick_start;
 pub mod receiver;
 pub mod registry;
 pub mod reno;

@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::controller::CongestionControl;
 use crate::receiver::ReceiverHook;
 use crate::{
-    bbr, bic, careful_resume, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start, pacing_only,
-    reno, scalable, stopeg, suss, swift_start,
+    bbr, bbr3, bic, careful_resume, cubic, ehstcp, ess, highspeed, hystartpp, jump_start, modified_swift_start,
+    pacing_only, quick_start, reno, scalable, stopeg, suss, swift_start,
 };
 
 /// One tunable parameter of an algorithm.
@@ -84,6 +84,7 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &hystartpp::CUBIC_HYSTARTPP,
     &suss::CUBIC_SUSS,
     &bbr::BBR,
+    &bbr3::BBR3,
     &highspeed::HIGHSPEED,
     &scalable::SCALABLE,
     &bic::BIC,
@@ -91,6 +92,8 @@ pub const REGISTRATIONS: &[&Registration] = &[
     &ess::ESS,
     &jump_start::JUMP_START,
     &careful_resume::NEWRENO_CAREFUL_RESUME,
+    &quick_start::NEWRENO_QUICK_START,
+    &quick_start::CUBIC_QUICK_START,
     &stopeg::STOPEG,
     &swift_start::SWIFT_START,
     &swift_start::SWIFT_START_BBN,

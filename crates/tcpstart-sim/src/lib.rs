@@ -17,6 +17,7 @@ pub mod packet;
 pub mod pcap;
 pub mod pool;
 pub mod queue;
+pub mod quick_start;
 mod recording;
 pub mod scenario;
 pub mod sim;

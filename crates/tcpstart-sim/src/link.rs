@@ -12,6 +12,7 @@ use tcpstart_cc::Instant;
 
 use crate::ack_compression::AckCompressor;
 use crate::queue::{Discipline, DropCause, Queued};
+use crate::quick_start::QuickStartRouter;
 
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,6 +250,9 @@ pub struct Link {
     queued: (usize, u64),
     /// ACK compression in front of the queue, if this router direction has it.
     pub compressor: Option<AckCompressor>,
+    /// The Quick-Start router deciding requests at this link's input, if this bottleneck
+    /// direction has one.
+    pub quick_start: Option<QuickStartRouter>,
     transmitting: Option<Queued>,
     /// Sojourn time of the packet most recently put on the transmitter.
     /// In nanoseconds, as the queue trace takes it (a `Duration` is split into seconds and
@@ -289,6 +293,7 @@ impl Link {
             queue,
             queued: (0, 0),
             compressor: None,
+            quick_start: None,
             transmitting: None,
             last_sojourn: None,
             // What `serialisation(0)` gives.

@@ -15,6 +15,7 @@ use crate::ack_compression::AckCompressionMode;
 use crate::invariant::Violation;
 use crate::metrics::ClassSummary;
 use crate::packet::Direction;
+use crate::quick_start::QuickStartStats;
 use crate::sim::Simulation;
 use crate::trace::{FlowTrace, PacketTrace, QueueTrace};
 
@@ -117,6 +118,9 @@ pub struct LinkSummary {
     pub mean_queue_packets: f64,
     pub sojourn: SojournSummary,
     pub ack_compression: Option<AckCompressionSummary>,
+    /// Quick-Start Requests the link's router decided; left out for a link without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quick_start: Option<QuickStartStats>,
 }
 
 /// Queueing delay at a link, seconds.
@@ -288,6 +292,7 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {
                     acks_merged: c.stats.merged,
                     batches: c.stats.batches,
                 }),
+                quick_start: l.quick_start.as_ref().map(|q| q.stats.clone()),
             }
         })
         .collect();

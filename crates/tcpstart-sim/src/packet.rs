@@ -68,6 +68,7 @@ pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
 /// Bits of `Packet::options`: which optional header fields are present.
 const OPT_TIMESTAMPS: u8 = 1;
 const OPT_ECHO: u8 = 2;
+const OPT_QUICK_START: u8 = 4;
 
 /// A packet's headers, 128 bytes: every packet is copied into the pool and out of the senders'
 /// output, and up to 128 bytes the compiler copies it with a few vector moves instead of a call to
@@ -144,6 +145,19 @@ impl Packet {
         self.options = self.options & !OPT_ECHO | if echo.is_some() { OPT_ECHO } else { 0 };
     }
 
+    /// Rate code of a Quick-Start option (RFC 4782): the Request on a SYN, the Response on a
+    /// SYN-ACK (`tcpstart_cc::quick_start::rate_of_code` gives its rate). It shares its storage
+    /// with the echo value, which only ACKs carry.
+    pub fn quick_start(&self) -> Option<u8> {
+        (self.options & OPT_QUICK_START != 0).then_some(self.echo as u8)
+    }
+
+    pub fn set_quick_start(&mut self, code: Option<u8>) {
+        debug_assert!(self.echo().is_none(), "a handshake packet carries no echo value");
+        self.echo = code.map_or(0, u64::from);
+        self.options = self.options & !OPT_QUICK_START | if code.is_some() { OPT_QUICK_START } else { 0 };
+    }
+
     /// Which way the packet travels (see [`PacketKind::dir`]).
     pub fn dir(&self) -> Direction {
         self.kind.dir()
@@ -173,6 +187,10 @@ impl Packet {
         if self.options & OPT_ECHO != 0 {
             // An experimental option (RFC 6994): kind, length, ExID and an 8-byte value.
             options += 12;
+        }
+        if self.options & OPT_QUICK_START != 0 {
+            // The 8-byte Quick-Start IP option on a SYN, the 8-byte TCP Response on a SYN-ACK.
+            options += 8;
         }
         BASE_HEADER_BYTES + options + self.len
     }
@@ -216,6 +234,12 @@ mod tests {
         assert_eq!(ack.wire_bytes(), 40 + 12 + 4 + 3 * 8);
         ack.set_echo(Some(0));
         assert_eq!(ack.wire_bytes(), 40 + 12 + 4 + 3 * 8 + 12);
+        // Quick-Start: 8 bytes; its rate code read back.
+        let mut syn = Packet { kind: PacketKind::Syn, ..Packet::default() };
+        syn.set_quick_start(Some(0));
+        assert_eq!((syn.wire_bytes(), syn.quick_start(), syn.echo()), (40 + 12 + 8, Some(0), None));
+        syn.set_quick_start(Some(15));
+        assert_eq!(syn.quick_start(), Some(15));
         // MSS, SACK-permitted and window scale on the handshake.
         assert_eq!(Packet { kind: PacketKind::SynAck, ..Packet::default() }.wire_bytes(), 40 + 12);
     }

@@ -162,6 +162,14 @@ impl PacketPool {
         pkt
     }
 
+    /// Rewrites the Quick-Start option of the handshake packet in `slot` (a router's decision).
+    pub fn set_quick_start(&mut self, slot: u32, code: Option<u8>) {
+        let stored = &mut self.slots[slot as usize];
+        let mut pkt = stored.packet(SackBlocks::default());
+        pkt.set_quick_start(code);
+        *stored = Stored::new(&pkt, stored.flow, stored.id);
+    }
+
     pub fn route(&self, slot: u32) -> &Route {
         &self.routes[slot as usize]
     }

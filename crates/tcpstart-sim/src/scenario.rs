@@ -14,6 +14,7 @@ use crate::ack_compression::{AckCompressionMode, AckCompressionSpec};
 use crate::error::ScenarioError;
 use crate::packet::Direction;
 use crate::queue::{CodelParams, RedParams};
+use crate::quick_start::QuickStartSpec;
 use crate::traffic::dist::Lomax;
 use crate::traffic::schedule::{start_times, Arrivals};
 use crate::traffic::udp::{OnOff, OnOffKind, UdpSpec};
@@ -128,6 +129,9 @@ pub struct RawNetwork {
     /// Receiver hosts' processing jitter: the longest extra time a packet a receiver sends (the
     /// ACKs of the flows) waits in the host, drawn per packet; off when unset or zero.
     pub ack_jitter: Option<Quantity>,
+    /// A Quick-Start router (RFC 4782) deciding the requests of the SYNs that cross the
+    /// bottleneck (the data direction of the normal flows).
+    pub quick_start: Option<RawQuickStart>,
 }
 
 /// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
@@ -151,6 +155,15 @@ pub struct RawAqm {
 pub struct RawAckCompression {
     /// "release" (back-to-back) or "merge" (keep the latest ACK).
     pub mode: Option<String>,
+    pub interval: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuickStart {
+    /// Share of the bottleneck's capacity that load and approved rates may take together.
+    pub threshold: Option<f64>,
+    /// How far back the router measures its load, and how long an approval counts.
     pub interval: Option<Quantity>,
 }
 
@@ -304,6 +317,7 @@ pub struct Network {
     /// text they always had (a campaign's store keys runs by that text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_jitter: Option<Duration>,
+    pub quick_start: Option<QuickStartSpec>,
 }
 
 /// The queue discipline of a link.
@@ -924,6 +938,28 @@ impl RawAckCompression {
     }
 }
 
+impl RawQuickStart {
+    /// Defaults: a router that lets offered load and approvals fill 80 % of the link, judged
+    /// over the last second.
+    const THRESHOLD: f64 = 0.8;
+    const INTERVAL: Duration = Duration::from_secs(1);
+
+    fn resolve(&self, at: &str) -> Result<QuickStartSpec, ScenarioError> {
+        let threshold = self.threshold.unwrap_or(Self::THRESHOLD);
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return Err(ScenarioError::new(
+                format!("{at}.threshold"),
+                format!("must be a share of the capacity in (0, 1], got {threshold}"),
+            ));
+        }
+        let interval = match &self.interval {
+            Some(q) => time(&format!("{at}.interval"), q, Duration::from_millis(1), Duration::from_secs(60))?,
+            None => Self::INTERVAL,
+        };
+        Ok(QuickStartSpec { threshold, interval })
+    }
+}
+
 fn bit_error_rate(field: &str, v: Option<f64>) -> Result<f64, ScenarioError> {
     let v = v.unwrap_or(0.0);
     if !(0.0..=0.01).contains(&v) {
@@ -1045,6 +1081,7 @@ impl RawScenario {
                 }
                 None => None,
             },
+            quick_start: n.quick_start.as_ref().map(|q| q.resolve("network.quick_start")).transpose()?,
         };
 
         let seed = self.seed.unwrap_or(1);

@@ -81,6 +81,9 @@ pub struct Simulation {
     capturing: bool,
     /// Some flow has scripted drops: only then are data packets counted at the bottleneck.
     scripted_drops: bool,
+    /// Some flow asks for Quick-Start or some link has a Quick-Start router: only then do the
+    /// bottlenecks look at packets for it.
+    quick_start: bool,
     end: Instant,
     /// The first invariant a sender broke, or the first controller that failed.
     violation: Option<Stopped>,
@@ -115,6 +118,7 @@ impl Simulation {
         let links = build_links(&scenario);
         let mut events = EventQueue::default();
         let mut conns = Vec::with_capacity(scenario.flows.len());
+        let mut quick_start = links.iter().any(|l| l.quick_start.is_some());
         for (i, f) in scenario.flows.iter().enumerate() {
             let cfg = CcConfig {
                 mss: f.tcp.mss as u64,
@@ -122,6 +126,7 @@ impl Simulation {
                 initial_ssthresh: f.tcp.initial_ssthresh,
             };
             let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
+            quick_start |= cc.quick_start_request().is_some();
             let bdp = (scenario.network.rate_bps / 8.0 * f.base_rtt(&scenario.network).as_secs_f64()) as u64;
             // The receiver's clock is offset from the sender's so one-way delays computed from
             // timestamps are as unsynchronised as on a real path.
@@ -176,6 +181,7 @@ impl Simulation {
             capturing: captures.iter().any(Option::is_some),
             captures,
             scripted_drops,
+            quick_start,
             flow_trace: FlowTrace::new(scenario.flows.len(), scenario.trace.interval),
             queue_trace: QueueTrace::new(links.len(), scenario.trace.queue_interval),
             packet_trace: scenario.trace.packets.then(PacketTrace::default),
@@ -429,6 +435,9 @@ impl Simulation {
             self.drop_packet(now, slot, link);
             return;
         }
+        if self.quick_start && (link == BOTTLENECK || link == BOTTLENECK_REV) {
+            self.quick_start_hop(now, link, slot);
+        }
         let route = *self.pool.route(slot);
         if route.kind == PacketKind::Ack {
             if let Some(element) = self.links[link as usize].compressor.as_mut() {
@@ -440,6 +449,23 @@ impl Simulation {
             }
         }
         self.enter_link(now, link, slot, route.wire_bytes);
+    }
+
+    /// Quick-Start at a bottleneck: its router counts every packet's bytes towards its load and
+    /// decides the requests of SYNs; a bottleneck without one refuses them (see
+    /// [`crate::quick_start`]).
+    fn quick_start_hop(&mut self, now: Instant, link: u32, slot: u32) {
+        let route = *self.pool.route(slot);
+        let router = self.links[link as usize].quick_start.as_mut();
+        if let Some(r) = router {
+            r.observe(now, route.wire_bytes);
+        }
+        if route.kind != PacketKind::Syn {
+            return;
+        }
+        let Some(asked) = self.pool.read(slot).quick_start() else { return };
+        let code = self.links[link as usize].quick_start.as_mut().map_or(0, |r| r.decide(now, asked));
+        self.pool.set_quick_start(slot, Some(code));
     }
 
     /// The ACK-compression element of `link` ends a batch of `flow`.

@@ -13,6 +13,7 @@ use crate::ack_compression::AckCompressor;
 use crate::link::{Impairments, Link};
 use crate::packet::Direction;
 use crate::queue::{CoDel, Discipline, DropTail, Red};
+use crate::quick_start::QuickStartRouter;
 use crate::scenario::{Aqm, Limit, Scenario};
 
 pub const BOTTLENECK: u32 = 0;
@@ -79,6 +80,7 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
             net.reverse_ack_compression,
         ),
     ];
+    links[BOTTLENECK as usize].quick_start = net.quick_start.map(|spec| QuickStartRouter::new(spec, net.rate_bps));
     for (i, h) in s.hosts.iter().enumerate() {
         for k in 0..4 {
             let idx = 2 + 4 * i + k;

@@ -196,7 +196,7 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
     for key in ("aqm", "reverse_aqm"):
         if net[key]["kind"] != "droptail":
             raise refuse(f"network.{key}", f"the testbed's bottleneck is a drop-tail fifo, not {net[key]['kind']}")
-    for key in ("router_pps", "reverse_router_pps", "ack_compression", "reverse_ack_compression"):
+    for key in ("router_pps", "reverse_router_pps", "ack_compression", "reverse_ack_compression", "quick_start"):
         if net[key] is not None:
             raise refuse(f"network.{key}", "has no kernel counterpart in the testbed")
     if net.get("ack_jitter") is not None:  # left out of the resolved scenario when off

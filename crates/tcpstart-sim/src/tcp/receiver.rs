@@ -120,6 +120,8 @@ impl Receiver {
             self.ts_recent = pkt.ts().map_or(0, |t| t.0);
             let mut synack = self.ack_packet(now);
             synack.kind = PacketKind::SynAck;
+            // The Quick-Start Response reports the rate the routers left in the Request.
+            synack.set_quick_start(pkt.quick_start());
             return Some(synack);
         }
         if let Some(hook) = self.hook.as_mut() {

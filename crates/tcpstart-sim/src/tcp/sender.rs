@@ -18,6 +18,8 @@ use tcpstart_cc::{
     RecoveryExitEvent, RtoEvent, SentEvent,
 };
 
+use tcpstart_cc::quick_start::{code_for_rate, rate_of_code};
+
 use crate::invariant::{ControllerError, Stopped, Violation};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{Profile, RecoveryWindow, RtoRestart, TcpConfig};
@@ -292,7 +294,13 @@ impl Sender {
     fn send_syn(&mut self, now: Instant, out: &mut Vec<Packet>) {
         self.syn_sent_at = self.clock(now);
         let ts = self.cfg.timestamps.then_some((self.syn_sent_at.0, 0));
-        out.push(Packet { flow: self.flow, kind: PacketKind::Syn, ..Packet::default() }.with_ts(ts));
+        let mut syn = Packet { flow: self.flow, kind: PacketKind::Syn, ..Packet::default() }.with_ts(ts);
+        // Only the first SYN asks for a Quick-Start rate: a retransmitted one gives no RTT to
+        // size the window with.
+        if !self.syn_retransmitted {
+            syn.set_quick_start(self.cc.quick_start_request().map(|bytes_per_s| code_for_rate(bytes_per_s * 8.0)));
+        }
+        out.push(syn);
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
@@ -319,8 +327,16 @@ impl Sender {
         }
         self.rto_deadline = None;
         let queued_bytes = self.size;
+        let quick_start_rate =
+            pkt.quick_start().filter(|_| !self.syn_retransmitted).map(|code| rate_of_code(code) / 8.0);
         self.with_cc(now, |cc| {
-            cc.on_established(&EstablishedEvent { now: clock, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
+            cc.on_established(&EstablishedEvent {
+                now: clock,
+                handshake_rtt,
+                queued_bytes,
+                rwnd: pkt.rwnd,
+                quick_start_rate,
+            })
         });
         self.try_send(now, out);
         self.arm_probe(now, None);
