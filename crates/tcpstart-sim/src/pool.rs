@@ -3,9 +3,9 @@
 //!
 //! Beside each packet the pool keeps the little that routers read ([`Route`]) in an array of its
 //! own. A packet is read whole only by its sender and receiver; on each hop between them the
-//! simulator reads its route, 12 bytes in a dense array, instead of touching the packet (B1
-//! holds a few thousand packets in flight: more than the first-level cache, and each hop's read
-//! of the packet was a miss).
+//! simulator reads its route, 12 bytes in a dense array, instead of touching the packet (a run
+//! holds thousands of packets in flight, more than the first-level cache, so a hop that read the
+//! packet would miss it).
 //!
 //! The packet itself is kept in one cache line (`Stored`: a [`Packet`] without its SACK blocks,
 //! 64 bytes where a `Packet` takes 128). Only ACKs carry SACK blocks, and only while the receiver
