@@ -89,11 +89,12 @@ enum Unpacked {
 }
 
 impl Packed {
+    const TRANSMIT_DONE: u64 = 0;
     const HEAD: u64 = 1;
 
     fn new(ev: Event) -> Self {
         let (kind, second, first): (u64, u32, u32) = match ev {
-            Event::TransmitDone { link } => (0, 0, link),
+            Event::TransmitDone { link } => (Self::TRANSMIT_DONE, 0, link),
             Event::FlowStart { flow } => (2, 0, flow),
             Event::Timer { flow, timer } => (3, timer as u32, flow),
             Event::UdpSend { source } => (4, 0, source),
@@ -111,15 +112,19 @@ impl Packed {
 
     /// Transmission ends and arrivals: the events of the packets on their way.
     fn is_packet_event(self) -> bool {
-        self.0 >> 61 <= Self::HEAD
+        self.kind() <= Self::HEAD
+    }
+
+    fn kind(self) -> u64 {
+        self.0 >> 61
     }
 
     #[inline]
     fn unpack(self) -> Unpacked {
         let first = self.0 as u32;
         let second = (self.0 >> 32) as u32 & ((1 << 29) - 1);
-        Unpacked::Event(match self.0 >> 61 {
-            0 => Event::TransmitDone { link: first },
+        Unpacked::Event(match self.kind() {
+            Self::TRANSMIT_DONE => Event::TransmitDone { link: first },
             Self::HEAD => return Unpacked::Head(first),
             2 => Event::FlowStart { flow: first },
             3 => Event::Timer {
@@ -159,15 +164,20 @@ impl Eq for Entry {}
 
 /// The pending events and the packets propagating.
 ///
-/// Two stores over one order, since keys are unique: packet events (transmission ends and
-/// delay-line heads), nearly every event and a handful pending in a dumbbell, go to a small
-/// sorted array ([`SortedArray`]); the rest (timers, flow starts, UDP sends, ACK releases), and
-/// the packet events while the array is full, go to a binary heap. A pop takes the smaller of
-/// the two minima. While the heap holds packet events, new ones go there too, so that a network
-/// with hundreds of busy links does not walk a full array at every insertion.
+/// Three stores over one order, since keys are unique. The packet events, nearly every event
+/// and a handful pending in a dumbbell, go to two small sorted arrays ([`SortedArray`]): the
+/// transmission ends, and the delay lines' heads (apart, because a head is due a propagation
+/// delay later, after every pending transmission end, and would walk past all of them). The
+/// rest (timers, flow starts, UDP sends, ACK releases), and the packet events while an array is
+/// full, go to a binary heap. A pop takes the least of the three minima. While the heap holds
+/// packet events, new ones go there too, so that a network with hundreds of busy links does not
+/// walk a full array at every insertion.
 pub struct EventQueue {
-    soon: SortedArray,
+    transmissions: SortedArray,
+    heads: SortedArray,
     later: BinaryHeap<Entry>,
+    /// The smallest key in `later`, u128::MAX when it is empty.
+    later_min: u128,
     /// Packet events in `later`.
     packets_later: usize,
     lines: DelayLines,
@@ -182,8 +192,10 @@ impl EventQueue {
     /// An empty queue for a network whose link `i` has propagation delay `delays[i]`.
     pub fn new(delays: impl IntoIterator<Item = Duration>) -> Self {
         EventQueue {
-            soon: SortedArray::default(),
+            transmissions: SortedArray::default(),
+            heads: SortedArray::default(),
             later: BinaryHeap::new(),
+            later_min: u128::MAX,
             packets_later: 0,
             lines: DelayLines::new(delays),
             next_seq: 0,
@@ -230,18 +242,20 @@ impl EventQueue {
     /// Removes and returns the next event, if there is one at or before `until`.
     #[inline]
     pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Fired)> {
-        // The array's sentinel when it holds nothing.
-        let first = self.soon.min();
-        let later = self.later.peek().map_or(u128::MAX, |e| e.key);
-        let at = Instant((first.key.min(later) >> 64) as u64);
+        // An array's sentinel when it holds nothing.
+        let (transmission, head) = (self.transmissions.min(), self.heads.min());
+        let at = Instant((transmission.key.min(head.key).min(self.later_min) >> 64) as u64);
         // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
         // late (`insert` checks it in debug builds), so one comparison covers both.
         if at > until.unwrap_or(Instant(u64::MAX - 1)) {
             return None;
         }
-        let packed = if first.key < later {
-            self.soon.pop();
-            first.ev
+        let packed = if transmission.key < head.key.min(self.later_min) {
+            self.transmissions.pop();
+            transmission.ev
+        } else if head.key < self.later_min {
+            self.heads.pop();
+            head.ev
         } else {
             self.pop_later()
         };
@@ -276,7 +290,12 @@ impl EventQueue {
     fn insert(&mut self, entry: Entry) {
         // No run gets near: 584 years of simulated time.
         debug_assert!(entry.key >> 64 < u64::MAX as u128, "event {entry:?} scheduled at the end of time");
-        if !entry.ev.is_packet_event() || self.packets_later > 0 || !self.soon.insert(entry) {
+        let array = match entry.ev.kind() {
+            Packed::TRANSMIT_DONE => &mut self.transmissions,
+            Packed::HEAD => &mut self.heads,
+            _ => return self.push_later(entry),
+        };
+        if self.packets_later > 0 || !array.insert(entry) {
             self.push_later(entry);
         }
     }
@@ -291,11 +310,13 @@ impl EventQueue {
     fn push_later(&mut self, entry: Entry) {
         self.packets_later += entry.ev.is_packet_event() as usize;
         self.later.push(entry);
+        self.later_min = self.later_min.min(entry.key);
     }
 
     fn pop_later(&mut self) -> Packed {
         let entry = self.later.pop().expect("the heap holds the smaller key");
         self.packets_later -= entry.ev.is_packet_event() as usize;
+        self.later_min = self.later.peek().map_or(u128::MAX, |e| e.key);
         entry.ev
     }
 }
