@@ -119,24 +119,28 @@ impl Packed {
         self.0 >> 61
     }
 
+    fn first(self) -> u32 {
+        self.0 as u32
+    }
+
     #[inline]
     fn unpack(self) -> Unpacked {
-        let first = self.0 as u32;
-        let second = (self.0 >> 32) as u32 & ((1 << 29) - 1);
+        let first = self.first();
+        let second = || (self.0 >> 32) as u32 & ((1 << 29) - 1);
         Unpacked::Event(match self.kind() {
             Self::TRANSMIT_DONE => Event::TransmitDone { link: first },
             Self::HEAD => return Unpacked::Head(first),
             2 => Event::FlowStart { flow: first },
             3 => Event::Timer {
                 flow: first,
-                timer: match second {
+                timer: match second() {
                     0 => TimerKind::Retransmit,
                     1 => TimerKind::DelayedAck,
                     _ => TimerKind::Pacing,
                 },
             },
             4 => Event::UdpSend { source: first },
-            _ => Event::AckRelease { link: second, flow: first },
+            _ => Event::AckRelease { link: second(), flow: first },
         })
     }
 }
@@ -250,23 +254,17 @@ impl EventQueue {
         if at > until.unwrap_or(Instant(u64::MAX - 1)) {
             return None;
         }
-        let packed = if transmission.key < head.key.min(self.later_min) {
+        // Each array holds one kind of event, so its entries need no unpacking.
+        let fired = if transmission.key < head.key.min(self.later_min) {
             self.transmissions.pop();
-            transmission.ev
+            Fired::Event(Event::TransmitDone { link: transmission.ev.first() })
         } else if head.key < self.later_min {
             self.heads.pop();
-            head.ev
+            self.arrive(head.ev.first())
         } else {
-            self.pop_later()
-        };
-        let fired = match packed.unpack() {
-            Unpacked::Event(ev) => Fired::Event(ev),
-            Unpacked::Head(line) => {
-                let (arrived, next) = self.lines.pop(line);
-                if let Some(next) = next {
-                    self.insert(Entry { key: key(next.at, next.seq), ev: Packed::head(line) });
-                }
-                Fired::Arrival { slot: arrived.slot }
+            match self.pop_later().unpack() {
+                Unpacked::Event(ev) => Fired::Event(ev),
+                Unpacked::Head(line) => self.arrive(line),
             }
         };
         // Checked in every build, one comparison an event: it catches an event scheduled in the
@@ -280,13 +278,23 @@ impl EventQueue {
         Some((at, fired))
     }
 
+    /// The head of delay line `line` has arrived: its next packet becomes the head.
+    #[inline]
+    fn arrive(&mut self, line: u32) -> Fired {
+        let (arrived, next) = self.lines.pop(line);
+        if let Some(next) = next {
+            self.insert(Entry { key: key(next.at, next.seq), ev: Packed::head(line) });
+        }
+        Fired::Arrival { slot: arrived.slot }
+    }
+
     /// Takes the next place in the order of same-time events.
     fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq - 1
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, entry: Entry) {
         // No run gets near: 584 years of simulated time.
         debug_assert!(entry.key >> 64 < u64::MAX as u128, "event {entry:?} scheduled at the end of time");
