@@ -239,7 +239,7 @@ impl EventQueue {
         let seq = self.reserve();
         let line = self.lines.line_of(link);
         if let Some(head) = self.lines.push(line, now, seq, slot) {
-            self.insert(Entry { key: key(head.at, head.seq), ev: Packed::head(line) });
+            self.insert_head(head.at, head.seq, line);
         }
     }
 
@@ -283,7 +283,7 @@ impl EventQueue {
     fn arrive(&mut self, line: u32) -> Fired {
         let (arrived, next) = self.lines.pop(line);
         if let Some(next) = next {
-            self.insert(Entry { key: key(next.at, next.seq), ev: Packed::head(line) });
+            self.insert_head(next.at, next.seq, line);
         }
         Fired::Arrival { slot: arrived.slot }
     }
@@ -298,12 +298,22 @@ impl EventQueue {
     fn insert(&mut self, entry: Entry) {
         // No run gets near: 584 years of simulated time.
         debug_assert!(entry.key >> 64 < u64::MAX as u128, "event {entry:?} scheduled at the end of time");
-        let array = match entry.ev.kind() {
-            Packed::TRANSMIT_DONE => &mut self.transmissions,
-            Packed::HEAD => &mut self.heads,
-            _ => return self.push_later(entry),
-        };
-        if self.packets_later > 0 || !array.insert(entry) {
+        let inserted = self.packets_later == 0
+            && match entry.ev.kind() {
+                Packed::TRANSMIT_DONE => self.transmissions.insert(entry),
+                Packed::HEAD => self.heads.insert(entry),
+                _ => false,
+            };
+        if !inserted {
+            self.push_later(entry);
+        }
+    }
+
+    /// `insert` for a delay line's head.
+    #[inline(always)]
+    fn insert_head(&mut self, at: Instant, seq: u64, line: u32) {
+        let entry = Entry { key: key(at, seq), ev: Packed::head(line) };
+        if self.packets_later > 0 || !self.heads.insert(entry) {
             self.push_later(entry);
         }
     }
@@ -368,7 +378,7 @@ impl SortedArray {
     }
 
     /// Inserts `entry`, or returns false when the array is full.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, entry: Entry) -> bool {
         if self.len == Self::CAPACITY {
             return false;
