@@ -268,7 +268,7 @@ impl EventQueue {
             }
         };
         // Checked in every build, one comparison an event: it catches an event scheduled in the
-        // past and any disorder of the two stores. The event is handled all the same; the run
+        // past and any disorder of the three stores. The event is handled all the same; the run
         // stops at its next watch point (`take_violation`).
         if at < self.now {
             self.popped_out_of_order(at, fired);
@@ -294,22 +294,19 @@ impl EventQueue {
         self.next_seq - 1
     }
 
+    /// Puts a scheduled event (not a delay line's head) in its store.
     #[inline(always)]
     fn insert(&mut self, entry: Entry) {
         // No run gets near: 584 years of simulated time.
         debug_assert!(entry.key >> 64 < u64::MAX as u128, "event {entry:?} scheduled at the end of time");
-        let inserted = self.packets_later == 0
-            && match entry.ev.kind() {
-                Packed::TRANSMIT_DONE => self.transmissions.insert(entry),
-                Packed::HEAD => self.heads.insert(entry),
-                _ => false,
-            };
+        let inserted =
+            self.packets_later == 0 && entry.ev.kind() == Packed::TRANSMIT_DONE && self.transmissions.insert(entry);
         if !inserted {
             self.push_later(entry);
         }
     }
 
-    /// `insert` for a delay line's head.
+    /// Puts the head of delay line `line` in its store.
     #[inline(always)]
     fn insert_head(&mut self, at: Instant, seq: u64, line: u32) {
         let entry = Entry { key: key(at, seq), ev: Packed::head(line) };
