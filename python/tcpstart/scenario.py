@@ -131,6 +131,9 @@ class Dumbbell:
     reverse_router_pps: Optional[float] = None
     ack_compression: Optional[AckCompression] = None
     reverse_ack_compression: Optional[AckCompression] = None
+    ack_jitter: Optional[Quantity] = None
+    """Receiver hosts' processing jitter: each packet a receiver sends (the flows' ACKs) waits an
+    extra uniform draw in [0, ack_jitter), in order; makes replications of a campaign differ."""
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
@@ -170,6 +173,7 @@ class Tcp:
     delack_count: Optional[int] = None
     delack_timeout: Optional[Quantity] = None
     quickack: Optional[int] = None
+    unpaced_segments: Optional[int] = None
     rto_initial: Optional[Quantity] = None
     rto_min: Optional[Quantity] = None
     rto_max: Optional[Quantity] = None

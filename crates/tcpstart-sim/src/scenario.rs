@@ -125,6 +125,9 @@ pub struct RawNetwork {
     /// (left-to-right) flows travel on `bottleneck_rev`, so `reverse_ack_compression` acts on them.
     pub ack_compression: Option<RawAckCompression>,
     pub reverse_ack_compression: Option<RawAckCompression>,
+    /// Receiver hosts' processing jitter: the longest extra time a packet a receiver sends (the
+    /// ACKs of the flows) waits in the host, drawn per packet; off when unset or zero.
+    pub ack_jitter: Option<Quantity>,
 }
 
 /// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
@@ -166,6 +169,8 @@ pub struct RawTcp {
     pub delack_timeout: Option<Quantity>,
     /// ACKs sent at once, one per segment, when data starts (Linux quick-ACK mode); 0 = off.
     pub quickack: Option<u32>,
+    /// Data segments a connection sends before a controller's pacing rate spaces them (Linux: 10).
+    pub unpaced_segments: Option<u32>,
     pub rto_initial: Option<Quantity>,
     pub rto_min: Option<Quantity>,
     pub rto_max: Option<Quantity>,
@@ -293,6 +298,10 @@ pub struct Network {
     pub reverse_router_pps: Option<f64>,
     pub ack_compression: Option<AckCompressionSpec>,
     pub reverse_ack_compression: Option<AckCompressionSpec>,
+    /// Left out of the resolved scenario when off, so that scenarios without it resolve to the
+    /// text they always had (a campaign's store keys runs by that text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_jitter: Option<Duration>,
 }
 
 /// The queue discipline of a link.
@@ -318,6 +327,10 @@ pub struct TcpConfig {
     pub delack_count: u32,
     pub delack_timeout: Duration,
     pub quickack: u32,
+    /// The first `unpaced_segments` data segments (retransmissions included) leave without a
+    /// pacing gap after them, as Linux's `tcp_update_skb_after_send` does for 10 ("original
+    /// sch_fq does not pace first 10 MSS"). 0 = pace from the first segment.
+    pub unpaced_segments: u32,
     pub rto_initial: Duration,
     pub rto_min: Duration,
     pub rto_max: Duration,
@@ -497,6 +510,9 @@ fn fmt_rate(bps: f64) -> String {
     }
 }
 
+/// The longest receiver processing jitter: longer would be an outage, not jitter.
+const MAX_ACK_JITTER: Duration = Duration::from_secs(1);
+
 fn time(
     field: &(impl Display + ?Sized),
     q: &Quantity,
@@ -615,6 +631,7 @@ impl RawTcp {
             delack_count,
             delack_timeout,
             quickack,
+            unpaced_segments,
             rto_initial,
             rto_min,
             rto_max,
@@ -682,6 +699,7 @@ impl RawTcp {
                 Duration::from_millis(500),
             )?,
             quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
+            unpaced_segments: in_range(&f("unpaced_segments"), self.unpaced_segments.unwrap_or(0), 0, 100_000)?,
             rto_initial: t("rto_initial", &self.rto_initial, &RTO_INITIAL, Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
@@ -976,6 +994,12 @@ impl RawScenario {
                 .as_ref()
                 .map(|a| a.resolve("network.reverse_ack_compression"))
                 .transpose()?,
+            ack_jitter: match &n.ack_jitter {
+                Some(q) => {
+                    Some(time("network.ack_jitter", q, Duration::ZERO, MAX_ACK_JITTER)?).filter(|d| !d.is_zero())
+                }
+                None => None,
+            },
         };
 
         let seed = self.seed.unwrap_or(1);
