@@ -1,7 +1,7 @@
 # tcpstart developer commands. `make help` lists them.
 PYTHON ?= python3
 
-.PHONY: help install test test-rust test-python golden bench crosscheck pgo-profile docs
+.PHONY: help install test test-rust test-python lint golden bench crosscheck pgo-profile docs
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
@@ -15,6 +15,13 @@ test-rust: ## Rust unit, property and scenario tests
 
 test-python: ## Python API and CLI tests against the installed package
 	$(PYTHON) -m pytest -q tests
+
+lint: ## rustfmt, clippy, ruff, mypy and the core's stub against the installed core (pip install ruff mypy)
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(PYTHON) -m ruff check python tests
+	$(PYTHON) -m mypy
+	$(PYTHON) -m mypy.stubtest --ignore-disjoint-bases tcpstart._core
 
 golden: ## regenerate the golden outputs on purpose, then review them (docs/testing.md)
 	TCPSTART_BLESS=1 cargo test -p tcpstart-sim --test golden --test columns_doc -- --nocapture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import polars as pl
 import pytest
 from matplotlib.figure import Figure
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import pickle
 import threading
@@ -16,7 +15,7 @@ import pytest
 import tcpstart as ts
 from tcpstart import _core
 from tcpstart.scenario import ScenarioError
-from tcpstart.sweep import ReplicationWarning, aggregate, backends, campaign
+from tcpstart.sweep import ReplicationWarning, aggregate, campaign
 from tcpstart.scenario import to_json
 from tcpstart.sweep.cache import resolve, run_key, seeded
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path

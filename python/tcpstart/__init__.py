@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tcpstart._core import __version__
+from tcpstart._core import __version__ as __version__
 from tcpstart._lazy import lazy_exports
 
 if TYPE_CHECKING:

@@ -1,7 +1,31 @@
 """The Rust core. Scenarios cross this boundary as dicts or JSON text; results as a `Run` whose
 summary and columns are converted when asked for."""
 
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union, final
+
+__all__ = [
+    "validate",
+    "algorithms",
+    "estimate",
+    "schema",
+    "run_all",
+    "Run",
+    "Stop",
+    "InvariantError",
+    "ControllerError",
+    "register_controller",
+    "EstablishedEvent",
+    "SentEvent",
+    "AckEvent",
+    "RateSample",
+    "CongestionEvent",
+    "RecoveryExitEvent",
+    "RtoEvent",
+    "SegmentArrival",
+    "__version__",
+    "__build__",
+    "__debug_build__",
+]
 
 def validate(scenario: Any) -> str:
     """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
@@ -15,7 +39,7 @@ def estimate(scenario: Union[str, dict[str, Any]]) -> dict[str, Any]:
     Raises ValueError for a scenario within its limits that is not valid."""
 
 def run_all(
-    scenarios: list[Union[str, dict[str, Any]]],
+    scenarios: Sequence[Union[str, dict[str, Any]]],
     stop: Optional[Stop] = None,
     progress: Optional[Callable[[int, float, Optional[float]], None]] = None,
 ) -> tuple[list[Run], Optional[str]]:
@@ -31,6 +55,7 @@ def run_all(
     50 ms. A run that breaks an invariant raises InvariantError.
     """
 
+@final
 class Stop:
     """A flag shared by runs: setting it stops each within milliseconds."""
 
@@ -41,6 +66,7 @@ class InvariantError(RuntimeError):
     """A run broke one of the simulator's invariants (a simulator bug): the message names the
     invariant, the simulated time and the flow."""
 
+@final
 class Run:
     """A finished run held in Rust. Columns are a dict of name -> (numpy type code, bytes) or
     ("str", u32 codes as bytes, distinct strings); each take_* hands its columns over once (a
@@ -86,12 +112,14 @@ def register_controller(
 
 # The events of a Python controller's callbacks (times in seconds, sizes in bytes), as the Rust
 # structs of crates/tcpstart-cc/src/events.rs.
+@final
 class EstablishedEvent:
     now: float
     handshake_rtt: Optional[float]
     queued_bytes: int
     rwnd: int
 
+@final
 class SentEvent:
     now: float
     seq: int
@@ -100,6 +128,7 @@ class SentEvent:
     bytes_in_flight: int
     app_limited: bool
 
+@final
 class RateSample:
     delivered: int
     interval: Optional[float]
@@ -118,6 +147,7 @@ class RateSample:
     dupack_credit: int
     delivery_rate: Optional[float]
 
+@final
 class AckEvent:
     now: float
     bytes_acked: int
@@ -135,21 +165,25 @@ class AckEvent:
     receiver_echo: Optional[int]
     rate: Optional[RateSample]
 
+@final
 class CongestionEvent:
     now: float
     flight_size: int
     high_data: int
 
+@final
 class RecoveryExitEvent:
     now: float
     retransmitted_bytes: int
     bytes_in_flight: int
 
+@final
 class RtoEvent:
     now: float
     flight_size: int
     consecutive: int
 
+@final
 class SegmentArrival:
     now: float
     seq: int

@@ -57,7 +57,7 @@ def run_many(
 # Helper threads kept from call to call. glibc gives every thread but the main one a malloc arena
 # of its own; with threads started per call, a helper's share of the results page-faulted in
 # again on every call (12 700 faults and 8 % more time for B5 on two workers), with threads kept,
-# it does not (docs/performance.md, "Worker threads and the allocator").
+# it does not (perf/journal.md, "Worker threads and the allocator").
 _helpers: Optional[tuple[int, ThreadPoolExecutor]] = None
 _helpers_lock = threading.Lock()
 

@@ -11,7 +11,7 @@ the core resolves it (`transfer_args`): every flow's start, host pair and direct
 the TCP settings. ns-3 has no Jump Start; its counterpart is NewReno with an initial window of the
 whole transfer, paced over the handshake's round trip, with ssthresh at that window; unlike
 Jump Start it sends at most 64 KB before the first ACK (the SYN-ACK's window is never scaled) and
-paces the whole connection (docs/performance.md, "B3 in ns-3"). `B3-iw200` is the configuration
+paces the whole connection (perf/journal.md, "B3 in ns-3"). `B3-iw200` is the configuration
 both simulators run alike: NewReno with initial window and ssthresh 200 segments, unpaced.
 """
 

@@ -444,7 +444,7 @@ fn run_all(
     let (runs, error, stopped) = py.allow_threads(|| {
         // All are checked before the first is simulated: checking one right after a simulation,
         // with its code and data evicted from the caches, took 2.0 us against 0.7 us warm
-        // (docs/performance.md, "Thirteenth round: B5's overhead after the faster core").
+        // (perf/journal.md, "Thirteenth round: B5's overhead after the faster core").
         let mut checked = Vec::with_capacity(inputs.len());
         let mut error = unreadable;
         for input in inputs {

@@ -1,7 +1,7 @@
 //! A scenario dict read straight from its Python objects, as serde_json reads the text of
 //! `tcpstart.scenario.to_json(d)`, without that text: encoding it took about 21 k instructions
 //! per B5 scenario and lexing it again a few thousand more, of about 75 k spent outside the
-//! simulation (docs/performance.md, "B5's Python overhead").
+//! simulation (perf/journal.md, "B5's Python overhead").
 //!
 //! Only plain data is read here (`plain`): dicts with string keys, lists, tuples, strings, ints,
 //! floats, booleans and None, no container inside itself. Anything else is what json.dumps

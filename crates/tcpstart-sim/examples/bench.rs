@@ -10,7 +10,7 @@
 //! each file's simulated duration (B3 has none: it runs until every transfer has finished), for
 //! instance to check that peak memory does not grow with simulated time. `--flows` sets the flow
 //! count of a benchmark of one bulk flow group (B1, B2, B4): the "100 flows" workload of the
-//! instruction counts in docs/performance.md.
+//! instruction counts in perf/journal.md.
 //!
 //! One benchmark runs in this process. Of several, each runs in a child process of this program
 //! (given `--row`: print the row alone), so that each peak RSS is that benchmark's alone. Under

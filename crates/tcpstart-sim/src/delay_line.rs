@@ -5,10 +5,10 @@
 //! a fixed delay later. For links of equal delay, entering in event order therefore means
 //! arriving in event order: each arrival's time is its entry time plus the same delay, and its
 //! place among same-time events (its sequence number, reserved on entry) grows with the entry.
-//! One FIFO per distinct delay thus holds its packets already sorted, and only its head needs a
-//! place on the event heap. A dumbbell has two or three distinct delays against dozens of links,
-//! so the heap holds a few arrival heads instead of one per link, and each removal of its
-//! minimum sifts through fewer levels.
+//! One FIFO per distinct delay thus holds its packets already sorted, and only its head needs an
+//! entry in the event queue ([`crate::event::EventQueue`], the only user of this module). A
+//! dumbbell has two or three distinct delays against dozens of links, so the queue holds a few
+//! arrival heads instead of one per packet in flight.
 
 use core::time::Duration;
 use std::collections::VecDeque;
@@ -65,7 +65,7 @@ impl DelayLines {
 
     /// Starts the propagation on `line` of the packet in pool slot `slot` at `now`, arriving in
     /// place `seq` among same-time events. Returns its arrival when it is the only packet on the
-    /// line, so that its arrival must be put on the event heap.
+    /// line, so that its arrival must be put on the event queue.
     pub fn push(&mut self, line: u32, now: Instant, seq: u64, slot: u32) -> Option<InFlight> {
         let line = &mut self.lines[line as usize];
         let p = InFlight { at: Instant(now.0 + line.delay), seq, slot };
@@ -76,7 +76,7 @@ impl DelayLines {
     }
 
     /// The packet at the head of `line` has arrived: returns it, and the next one, whose arrival
-    /// then goes on the event heap.
+    /// then goes on the event queue.
     pub fn pop(&mut self, line: u32) -> (InFlight, Option<InFlight>) {
         let q = &mut self.lines[line as usize].packets;
         let p = q.pop_front().expect("an arrival was scheduled");

@@ -1,27 +1,28 @@
-//! The event queue, ordered by (time, insertion sequence), so events at the same instant run in
-//! the order they were scheduled and every run is deterministic.
+//! The event core: the events pending, and the packets propagating along links.
 //!
-//! It stays small: packets in propagation wait in a FIFO per distinct link delay (see
-//! [`crate::delay_line`]), with only each FIFO's head in the queue, so its size grows with the
-//! number of busy transmitters and flows rather than with the packets in flight.
+//! Events leave in order of (time, scheduling order), so events at the same instant run in the
+//! order they were scheduled and every run is deterministic. A packet that starts propagating
+//! takes its place in that order at once, though its arrival is put on the queue later: the
+//! packets propagating wait in one FIFO per distinct link delay ([`DelayLines`]), and only each
+//! FIFO's head has a queue entry. [`EventQueue`] keeps that protocol to itself: the simulation
+//! hands it a packet with [`EventQueue::propagate`] and gets the packet back as a
+//! [`Fired::Arrival`] when it reaches the far end.
 
 use std::collections::BinaryHeap;
 
+use core::time::Duration;
 use tcpstart_cc::Instant;
 
+use crate::delay_line::DelayLines;
 use crate::invariant::Violation;
 
-/// What happens when an event fires. Small and `Copy`: packets are referred to by their slot
-/// in the packet pool, so scheduling never allocates per packet.
+/// What the simulation schedules. Small and `Copy`: packets are referred to by their slot in
+/// the packet pool, so scheduling never allocates per packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
     /// A link finished serialising the packet at its head.
     TransmitDone {
         link: u32,
-    },
-    /// The packet at the head of a delay line reached the far end of its link.
-    Arrive {
-        line: u32,
     },
     FlowStart {
         flow: u32,
@@ -41,6 +42,17 @@ pub enum Event {
     },
 }
 
+/// What leaves the queue: a scheduled event, or a packet at the far end of the link it was
+/// propagating on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fired {
+    Event(Event),
+    /// The packet in pool slot `slot` has crossed its link.
+    Arrival {
+        slot: u32,
+    },
+}
+
 /// The per-connection timers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum TimerKind {
@@ -49,29 +61,40 @@ pub enum TimerKind {
     Pacing,
 }
 
-/// A heap entry. The time and the sequence number are one 128-bit key (time in the high half), so
-/// ordering two entries is a single integer comparison; the event itself never takes part, since
-/// sequence numbers are unique.
+/// A queue entry. The time and the sequence number are one 128-bit key (time in the high half);
+/// sequence numbers are unique, so the key alone orders entries and ties never reach the event.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
     ev: Packed,
 }
 
-/// An event packed into one word: kind in the top 3 bits, a second field (a timer's kind, an
-/// ACK-compression element's link) in the next 29, the link, line, flow or source in the low 32.
-/// The heap writes and reads it whole; as an enum its fields were stored one by one and read
-/// back as words on every insertion, which stalled the store-to-load forwarding (a tenth of B1's
-/// samples fell on that store).
+fn key(at: Instant, seq: u64) -> u128 {
+    (at.0 as u128) << 64 | seq as u128
+}
+
+/// An entry's event in one word, written and read whole: kind in the top 3 bits, a second field
+/// (a timer's kind, an ACK-compression element's link) in the next 29, the link, delay line,
+/// flow or source in the low 32. As an enum it was written field by field and read back as
+/// words, a store-forwarding stall on every insertion (perf/journal.md, "Seventh round").
 #[derive(Clone, Copy, Debug)]
 struct Packed(u64);
 
+/// A queue entry's event unpacked.
+#[derive(Debug, PartialEq)]
+enum Unpacked {
+    Event(Event),
+    /// The head of a delay line arrives.
+    Head(u32),
+}
+
 impl Packed {
-    #[inline]
+    const TRANSMIT_DONE: u64 = 0;
+    const HEAD: u64 = 1;
+
     fn new(ev: Event) -> Self {
         let (kind, second, first): (u64, u32, u32) = match ev {
-            Event::TransmitDone { link } => (0, 0, link),
-            Event::Arrive { line } => (1, 0, line),
+            Event::TransmitDone { link } => (Self::TRANSMIT_DONE, 0, link),
             Event::FlowStart { flow } => (2, 0, flow),
             Event::Timer { flow, timer } => (3, timer as u32, flow),
             Event::UdpSend { source } => (4, 0, source),
@@ -83,26 +106,30 @@ impl Packed {
         Packed(kind << 61 | (second as u64) << 32 | first as u64)
     }
 
-    /// `event` for an entry of the packet array: nearly all are transmission ends now that the
-    /// delay lines' heads are mostly kept apart, so that kind is tested first, and the dispatch
-    /// can branch on it directly instead of through the jump table.
-    #[inline(always)]
-    fn packet_event(self) -> Event {
-        if self.0 >> 61 == 0 {
-            Event::TransmitDone { link: self.0 as u32 }
-        } else {
-            self.event()
-        }
+    fn head(line: u32) -> Self {
+        Packed(Self::HEAD << 61 | line as u64)
+    }
+
+    /// Transmission ends and arrivals: the events of the packets on their way.
+    fn is_packet_event(self) -> bool {
+        self.kind() <= Self::HEAD
+    }
+
+    fn kind(self) -> u64 {
+        self.0 >> 61
+    }
+
+    fn first(self) -> u32 {
+        self.0 as u32
     }
 
     #[inline]
-    fn event(self) -> Event {
-        let first = self.0 as u32;
-        // Computed only by the kinds that have it: the packet events, nearly all, do not.
+    fn unpack(self) -> Unpacked {
+        let first = self.first();
         let second = || (self.0 >> 32) as u32 & ((1 << 29) - 1);
-        match self.0 >> 61 {
-            0 => Event::TransmitDone { link: first },
-            1 => Event::Arrive { line: first },
+        Unpacked::Event(match self.kind() {
+            Self::TRANSMIT_DONE => Event::TransmitDone { link: first },
+            Self::HEAD => return Unpacked::Head(first),
             2 => Event::FlowStart { flow: first },
             3 => Event::Timer {
                 flow: first,
@@ -114,7 +141,7 @@ impl Packed {
             },
             4 => Event::UdpSend { source: first },
             _ => Event::AckRelease { link: second(), flow: first },
-        }
+        })
     }
 }
 
@@ -139,29 +166,25 @@ impl PartialEq for Entry {
 
 impl Eq for Entry {}
 
-/// The event queue: two queues over one order. Packet events (transmissions ending, arrivals) are
-/// almost every event but only a third of the entries: the other two thirds are the connections'
-/// timers, which rarely fire (every ACK re-arms the retransmission timer without a new entry) and,
-/// being far in the future, sat at the bottom of a shared heap, where every removal of the minimum
-/// took one of them from the last place to the root and sank it back through every level. The
-/// packet events have a `PacketArray` of their own, the rest a heap; both share the sequence
-/// numbers and the smaller of their two minima is taken, so entries leave in exactly the order of
-/// a single queue. When many packet events are pending (hundreds of busy links), they go to a heap
-/// of their own beside the other one, until few are left again. The heads of the first delay lines
-/// are kept apart from all of these (`Heads`).
+/// The pending events and the packets propagating.
+///
+/// Three stores over one order, since keys are unique. The packet events, nearly every event
+/// and a handful pending in a dumbbell, go to two small sorted arrays ([`SortedArray`]): the
+/// transmission ends, and the delay lines' heads (apart, because a head is due a propagation
+/// delay later, after every pending transmission end, and would walk past all of them). The
+/// rest (timers, flow starts, UDP sends, ACK releases), and the packet events while an array is
+/// full, go to a binary heap. A pop takes the least of the three minima. While the heap holds
+/// packet events, new ones go there too, so that a network with hundreds of busy links does not
+/// walk a full array at every insertion.
 pub struct EventQueue {
-    packets: PacketArray,
-    heads: Heads,
-    /// The packet events while many are pending; empty otherwise.
-    many: BinaryHeap<Entry>,
-    others: BinaryHeap<Entry>,
-    /// The smallest key of the two heaps (u128::MAX when both are empty), kept at hand: every pop
-    /// compares it, and it changes only when a timer is scheduled or fires, or while the packet
-    /// events are in their heap.
-    heaps_min: u128,
-    /// The smaller of `heaps_min` and the delay lines' first head: the pop compares the packet
-    /// array's minimum with it alone, and only an event from outside the array tells the two apart.
-    apart_min: u128,
+    transmissions: SortedArray,
+    heads: SortedArray,
+    later: BinaryHeap<Entry>,
+    /// The smallest key in `later`, u128::MAX when it is empty.
+    later_min: u128,
+    /// Packet events in `later`.
+    packets_later: usize,
+    lines: DelayLines,
     next_seq: u64,
     now: Instant,
     popped: u64,
@@ -169,27 +192,22 @@ pub struct EventQueue {
     went_back: Option<Box<Violation>>,
 }
 
-impl Default for EventQueue {
-    fn default() -> Self {
+impl EventQueue {
+    /// An empty queue for a network whose link `i` has propagation delay `delays[i]`.
+    pub fn new(delays: impl IntoIterator<Item = Duration>) -> Self {
         EventQueue {
-            packets: PacketArray::default(),
-            heads: Heads::default(),
-            many: BinaryHeap::new(),
-            others: BinaryHeap::new(),
-            heaps_min: u128::MAX,
-            apart_min: u128::MAX,
+            transmissions: SortedArray::default(),
+            heads: SortedArray::default(),
+            later: BinaryHeap::new(),
+            later_min: u128::MAX,
+            packets_later: 0,
+            lines: DelayLines::new(delays),
             next_seq: 0,
             now: Instant::ZERO,
             popped: 0,
             went_back: None,
         }
     }
-}
-
-impl EventQueue {
-    /// Packet events go back from their heap to the array when this few are left; they go to
-    /// the heap when more than the array's capacity are pending.
-    const FEW: usize = 16;
 
     pub fn now(&self) -> Instant {
         self.now
@@ -205,216 +223,137 @@ impl EventQueue {
         self.went_back.take()
     }
 
-    /// Schedules `ev` at `at`; times in the past are a simulator bug (see `pop_until`).
+    /// Schedules `ev` at `at`. A time in the past, a simulator bug, shows in `pop_until`: such an
+    /// event is the earliest pending, so it leaves next, before now.
     #[inline]
     pub fn schedule(&mut self, at: Instant, ev: Event) {
         let seq = self.reserve();
-        self.schedule_reserved(at, seq, ev);
+        self.insert(Entry { key: key(at, seq), ev: Packed::new(ev) });
     }
 
-    /// Takes the next place in the order of same-time events, for an event that is put on the
-    /// heap later: the packets propagating wait in a FIFO of their delay line and only its head
-    /// is on the heap, yet every packet keeps the place it would have had on the heap itself.
+    /// Starts the propagation of the packet in pool slot `slot` along `link` at `now`; it comes
+    /// back from `pop_until` as [`Fired::Arrival`] one link delay later, in the place among
+    /// same-time events it takes now.
     #[inline]
-    pub fn reserve(&mut self) -> u64 {
+    pub fn propagate(&mut self, link: u32, now: Instant, slot: u32) {
+        let seq = self.reserve();
+        let line = self.lines.line_of(link);
+        if let Some(head) = self.lines.push(line, now, seq, slot) {
+            self.insert_head(head.at, head.seq, line);
+        }
+    }
+
+    /// Removes and returns the next event, if there is one at or before `until`.
+    #[inline]
+    pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Fired)> {
+        // An array's sentinel when it holds nothing.
+        let (transmission, head) = (self.transmissions.min(), self.heads.min());
+        let at = Instant((transmission.key.min(head.key).min(self.later_min) >> 64) as u64);
+        // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
+        // late (`insert` checks it in debug builds), so one comparison covers both.
+        if at > until.unwrap_or(Instant(u64::MAX - 1)) {
+            return None;
+        }
+        // Each array holds one kind of event, so its entries need no unpacking.
+        let fired = if transmission.key < head.key.min(self.later_min) {
+            self.transmissions.pop();
+            Fired::Event(Event::TransmitDone { link: transmission.ev.first() })
+        } else if head.key < self.later_min {
+            self.heads.pop();
+            self.arrive(head.ev.first())
+        } else {
+            match self.pop_later().unpack() {
+                Unpacked::Event(ev) => Fired::Event(ev),
+                Unpacked::Head(line) => self.arrive(line),
+            }
+        };
+        // Checked in every build, one comparison an event: it catches an event scheduled in the
+        // past and any disorder of the three stores. The event is handled all the same; the run
+        // stops at its next watch point (`take_violation`).
+        if at < self.now {
+            self.popped_out_of_order(at, fired);
+        }
+        self.now = at;
+        self.popped += 1;
+        Some((at, fired))
+    }
+
+    /// The head of delay line `line` has arrived: its next packet becomes the head.
+    #[inline]
+    fn arrive(&mut self, line: u32) -> Fired {
+        let (arrived, next) = self.lines.pop(line);
+        if let Some(next) = next {
+            self.insert_head(next.at, next.seq, line);
+        }
+        Fired::Arrival { slot: arrived.slot }
+    }
+
+    /// Takes the next place in the order of same-time events.
+    fn reserve(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq - 1
     }
 
-    /// Schedules `ev` at `at` in the place `seq` taken earlier with [`EventQueue::reserve`]. A
-    /// time in the past, a simulator bug, is not checked here but where it shows, in `pop_until`:
-    /// such an event is the earliest pending, so it is the next to leave, before now. (Checked
-    /// here, at each of the several schedules an event, it cost more: B1 3 s +0.9 %.)
+    /// Puts a scheduled event (not a delay line's head) in its store.
     #[inline(always)]
-    pub fn schedule_reserved(&mut self, at: Instant, seq: u64, ev: Event) {
+    fn insert(&mut self, entry: Entry) {
         // No run gets near: 584 years of simulated time.
-        debug_assert!(at.0 < u64::MAX, "event {ev:?} scheduled at the end of time");
-        let entry = Entry { key: (at.0 as u128) << 64 | seq as u128, ev: Packed::new(ev) };
-        match ev {
-            Event::Arrive { line } if (line as usize) < Heads::LINES => {
-                self.heads.set(line, entry.key);
-                self.apart_min = self.apart_min.min(entry.key);
-            }
-            Event::TransmitDone { .. } | Event::Arrive { .. } => {
-                if !self.many.is_empty() || !self.packets.insert(entry) {
-                    self.push_many(entry);
-                }
-            }
-            _ => {
-                self.others.push(entry);
-                self.heaps_min = self.heaps_min.min(entry.key);
-                self.apart_min = self.apart_min.min(entry.key);
-            }
+        debug_assert!(entry.key >> 64 < u64::MAX as u128, "event {entry:?} scheduled at the end of time");
+        let inserted =
+            self.packets_later == 0 && entry.ev.kind() == Packed::TRANSMIT_DONE && self.transmissions.insert(entry);
+        if !inserted {
+            self.push_later(entry);
         }
     }
 
-    /// Removes and returns the next event, if there is one at or before `until`. An
-    /// [`Event::Arrive`] must be followed by [`EventQueue::next_arrival`] for its line before the
-    /// next pop.
-    #[inline]
-    pub fn pop_until(&mut self, until: Option<Instant>) -> Option<(Instant, Event)> {
-        // The array's sentinel when it holds nothing: no test for an empty array.
-        let first = self.packets.min();
-        let key = first.key.min(self.apart_min);
-        let at = Instant((key >> 64) as u64);
-        // An empty queue gives the time u64::MAX, beyond any limit: no event is scheduled that
-        // late (584 years; `schedule_reserved` checks it in debug builds), so one comparison
-        // covers both.
-        if at > until.unwrap_or(Instant(u64::MAX - 1)) {
-            return None;
-        }
-        let ev = if first.key < self.apart_min {
-            self.packets.pop();
-            first.ev.packet_event()
-        } else if self.heads.min < self.heaps_min {
-            // The head stays until `next_arrival` replaces it, which the caller does first.
-            Event::Arrive { line: self.heads.line }
-        } else {
-            self.pop_heaps().event()
-        };
-        // Checked in every build, one comparison an event: it catches an event scheduled in the
-        // past and any disorder of the array, the heads and the heaps together, the queue's most
-        // intricate part. The event is handled all the same; the run stops at its next watch
-        // point (`take_violation`).
-        if at < self.now {
-            self.popped_out_of_order(at, ev);
-        }
-        self.now = at;
-        self.popped += 1;
-        Some((at, ev))
-    }
-
-    /// After the arrival of the head of delay `line`: schedules the line's next head, `next`
-    /// (its arrival time and reserved place), if it has one. For the lines whose heads are kept
-    /// apart (`Heads`) this also removes the head that arrived, so it must follow that
-    /// arrival's pop before the next pop.
+    /// Puts the head of delay line `line` in its store.
     #[inline(always)]
-    pub fn next_arrival(&mut self, line: u32, next: Option<(Instant, u64)>) {
-        if (line as usize) < Heads::LINES {
-            let key = next.map_or(u128::MAX, |(at, seq)| (at.0 as u128) << 64 | seq as u128);
-            self.heads.replace(line, key);
-            self.apart_min = self.heads.min.min(self.heaps_min);
-        } else if let Some((at, seq)) = next {
-            self.schedule_reserved(at, seq, Event::Arrive { line });
+    fn insert_head(&mut self, at: Instant, seq: u64, line: u32) {
+        let entry = Entry { key: key(at, seq), ev: Packed::head(line) };
+        if self.packets_later > 0 || !self.heads.insert(entry) {
+            self.push_later(entry);
         }
     }
 
-    /// Out of line: with the message's arguments formatted inline, every pop stored the event
-    /// on the stack before the test.
     #[cold]
     #[inline(never)]
-    fn popped_out_of_order(&mut self, at: Instant, ev: Event) {
-        let detail = format!("event {ev:?} due at {at:?} came out after time {:?}", self.now);
+    fn popped_out_of_order(&mut self, at: Instant, fired: Fired) {
+        let detail = format!("event {fired:?} due at {at:?} came out after time {:?}", self.now);
         self.went_back.get_or_insert_with(|| Violation::new("time order", None, self.now, detail));
     }
 
-    /// The packet array is full: its entries and all later packet events go to their heap.
-    #[cold]
-    #[inline(never)]
-    fn push_many(&mut self, entry: Entry) {
-        if self.many.is_empty() {
-            self.many.extend(self.packets.drain());
-        }
-        self.many.push(entry);
-        self.heaps_min = self.heaps_min.min(self.many.peek().map_or(u128::MAX, |e| e.key));
-        self.apart_min = self.heads.min.min(self.heaps_min);
+    fn push_later(&mut self, entry: Entry) {
+        self.packets_later += entry.ev.is_packet_event() as usize;
+        self.later.push(entry);
+        self.later_min = self.later_min.min(entry.key);
     }
 
-    /// Pops the smaller of the two heaps' minima.
-    #[inline(never)]
-    fn pop_heaps(&mut self) -> Packed {
-        let key = |heap: &BinaryHeap<Entry>| heap.peek().map_or(u128::MAX, |e| e.key);
-        let entry = if key(&self.many) < key(&self.others) {
-            let entry = self.many.pop();
-            if self.many.len() <= Self::FEW {
-                // Ascending in the heap's order is decreasing in key (see `Entry`'s `Ord`).
-                self.packets.fill(std::mem::take(&mut self.many).into_sorted_vec());
-            }
-            entry
-        } else {
-            self.others.pop()
-        };
-        self.heaps_min = key(&self.many).min(key(&self.others));
-        self.apart_min = self.heads.min.min(self.heaps_min);
-        entry.expect("a heap holds the smaller key").ev
+    fn pop_later(&mut self) -> Packed {
+        let entry = self.later.pop().expect("the heap holds the smaller key");
+        self.packets_later -= entry.ev.is_packet_event() as usize;
+        self.later_min = self.later.peek().map_or(u128::MAX, |e| e.key);
+        entry.ev
     }
 }
 
-/// The arrivals at the heads of the first [`Heads::LINES`] delay lines, kept apart from the
-/// packet array and compared in the pop instead (the pop takes the least of the array's minimum,
-/// the heaps' and these heads'; keys are unique, so the order is that of one queue). A line's head
-/// is usually due after every transmission end pending (a propagation delay against a
-/// serialisation time), so inserted in the array it walked past all of them; here it costs a
-/// comparison with the other lines' heads when the line's next head replaces it. A line has at
-/// most one head pending. Each line kept apart costs every arrival of these lines a comparison,
-/// so only two are: a dumbbell's delays (bottleneck and access links; B1-B4 have two). The heads
-/// of further lines (topologies with many distinct delays) go in the packet array as before.
-struct Heads {
-    /// By line; u128::MAX when the line has no head pending.
-    keys: [u128; Heads::LINES],
-    /// The smallest of `keys`, and its line.
-    min: u128,
-    line: u32,
-}
-
-impl Default for Heads {
-    fn default() -> Self {
-        Heads { keys: [u128::MAX; Self::LINES], min: u128::MAX, line: 0 }
-    }
-}
-
-impl Heads {
-    const LINES: usize = 2;
-
-    /// Schedules the head of `line`, which has none pending, at `key`.
-    #[inline]
-    fn set(&mut self, line: u32, key: u128) {
-        debug_assert!(self.keys[line as usize] == u128::MAX, "line {line} has a head pending");
-        self.keys[line as usize] = key;
-        if key < self.min {
-            self.min = key;
-            self.line = line;
-        }
-    }
-
-    /// Replaces the head of `line` (the earliest, just popped) with `key` (u128::MAX for none).
-    #[inline(always)]
-    fn replace(&mut self, line: u32, key: u128) {
-        debug_assert!(line == self.line && self.keys[line as usize] == self.min, "line {line} was not popped");
-        self.keys[line as usize] = key;
-        // Kept in locals: written through `self` at every step the loop stored at each one.
-        let (mut min, mut at) = (self.keys[0], 0);
-        for (i, &key) in self.keys.iter().enumerate().skip(1) {
-            if key < min {
-                (min, at) = (key, i as u32);
-            }
-        }
-        (self.min, self.line) = (min, at);
-    }
-}
-
-/// The pending packet events while few are pending, a transmission end per busy link and a head
-/// per delay line: a handful in a dumbbell (3-5 in B1), kept sorted by decreasing key, so that
-/// removing the minimum is a pop and inserting one a short walk from the end. A binary heap of so
-/// few entries spent a fifth of B1's instructions sifting.
-///
-/// The entries are `slots[1..=len]`, above a sentinel in `slots[0]` with the greatest key: an
-/// empty array shows the sentinel as its minimum, and an insertion's walk stops at it, so neither
-/// tests for the array's ends. The slot count is a power of two, so an index taken modulo it is
-/// in bounds by construction (no bounds checks either).
-struct PacketArray {
-    slots: Box<[Entry; PacketArray::SLOTS]>,
+/// Up to [`SortedArray::CAPACITY`] entries sorted by decreasing key, so that removing the
+/// minimum is a pop and inserting a new entry, usually the latest or nearly, a short walk from
+/// the end. The entries are `slots[1..=len]`, above a sentinel in `slots[0]` with the greatest
+/// key: an empty array shows the sentinel as its minimum, and an insertion's walk stops at it.
+/// The slot count is a power of two, so an index taken modulo it needs no bounds check.
+struct SortedArray {
+    slots: Box<[Entry; SortedArray::SLOTS]>,
     len: usize,
 }
 
-impl Default for PacketArray {
+impl Default for SortedArray {
     fn default() -> Self {
         let sentinel = Entry { key: u128::MAX, ev: Packed(0) };
-        PacketArray { slots: Box::new([sentinel; Self::SLOTS]), len: 0 }
+        SortedArray { slots: Box::new([sentinel; Self::SLOTS]), len: 0 }
     }
 }
 
-impl PacketArray {
+impl SortedArray {
     const SLOTS: usize = 64;
     const CAPACITY: usize = Self::SLOTS - 1;
 
@@ -436,14 +375,12 @@ impl PacketArray {
     }
 
     /// Inserts `entry`, or returns false when the array is full.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, entry: Entry) -> bool {
         if self.len == Self::CAPACITY {
             return false;
         }
         self.len += 1;
-        // New events are mostly the next ones due (a transmission ending), near the end: the
-        // entries due before it move up one by one (a call to `memmove` cost more).
         let mut i = self.len;
         while self.slots[Self::slot(i - 1)].key < entry.key {
             self.slots[Self::slot(i)] = self.slots[Self::slot(i - 1)];
@@ -452,30 +389,28 @@ impl PacketArray {
         self.slots[Self::slot(i)] = entry;
         true
     }
-
-    /// Takes out every entry.
-    fn drain(&mut self) -> impl Iterator<Item = Entry> + '_ {
-        let len = std::mem::take(&mut self.len);
-        self.slots[1..=len].iter().copied()
-    }
-
-    /// Puts `entries`, sorted by decreasing key, in the empty array.
-    fn fill(&mut self, entries: Vec<Entry>) {
-        debug_assert!(self.len == 0 && entries.len() <= Self::CAPACITY);
-        self.slots[1..=entries.len()].copy_from_slice(&entries);
-        self.len = entries.len();
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use rand::Rng;
+
     use super::*;
+
+    fn queue(delays_ns: &[u64]) -> EventQueue {
+        EventQueue::new(delays_ns.iter().map(|&d| Duration::from_nanos(d)))
+    }
+
+    fn drain(q: &mut EventQueue) -> Vec<(Instant, Fired)> {
+        std::iter::from_fn(|| q.pop_until(None)).collect()
+    }
 
     #[test]
     fn events_come_back_from_their_packed_word() {
         let events = [
             Event::TransmitDone { link: u32::MAX },
-            Event::Arrive { line: 7 },
             Event::FlowStart { flow: 123_456 },
             Event::Timer { flow: 9, timer: TimerKind::Retransmit },
             Event::Timer { flow: u32::MAX, timer: TimerKind::DelayedAck },
@@ -484,56 +419,59 @@ mod tests {
             Event::AckRelease { link: (1 << 29) - 1, flow: u32::MAX },
         ];
         for ev in events {
-            assert_eq!(Packed::new(ev).event(), ev);
+            assert_eq!(Packed::new(ev).unpack(), Unpacked::Event(ev));
         }
+        assert_eq!(Packed::head(u32::MAX).unpack(), Unpacked::Head(u32::MAX));
     }
 
     #[test]
     fn pops_in_time_order_and_fifo_among_ties() {
-        let mut q = EventQueue::default();
+        let mut q = queue(&[]);
         q.schedule(Instant(20), Event::FlowStart { flow: 0 });
         q.schedule(Instant(10), Event::FlowStart { flow: 1 });
         q.schedule(Instant(10), Event::FlowStart { flow: 2 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(None)).collect();
-        assert_eq!(
-            order,
-            vec![
-                (Instant(10), Event::FlowStart { flow: 1 }),
-                (Instant(10), Event::FlowStart { flow: 2 }),
-                (Instant(20), Event::FlowStart { flow: 0 }),
-            ]
-        );
+        let flow = |flow| Fired::Event(Event::FlowStart { flow });
+        assert_eq!(drain(&mut q), vec![(Instant(10), flow(1)), (Instant(10), flow(2)), (Instant(20), flow(0))]);
         assert_eq!(q.now(), Instant(20));
     }
 
     #[test]
     fn events_after_the_limit_stay_in_the_queue() {
-        let mut q = EventQueue::default();
+        let mut q = queue(&[5]);
         q.schedule(Instant(20), Event::TransmitDone { link: 0 });
         q.schedule(Instant(10), Event::Timer { flow: 0, timer: TimerKind::Retransmit });
-        q.schedule(Instant(15), Event::Arrive { line: 0 });
+        q.propagate(0, Instant(10), 7);
         let limit = Some(Instant(15));
         assert_eq!(q.pop_until(limit).map(|(t, _)| t), Some(Instant(10)));
-        assert_eq!(q.pop_until(limit).map(|(t, _)| t), Some(Instant(15)), "an event at the limit is due");
-        q.next_arrival(0, None);
+        assert_eq!(q.pop_until(limit), Some((Instant(15), Fired::Arrival { slot: 7 })), "an event at the limit is due");
         assert_eq!(q.pop_until(limit), None);
         assert_eq!(q.now(), Instant(15));
-        assert_eq!(q.pop_until(None), Some((Instant(20), Event::TransmitDone { link: 0 })));
+        assert_eq!(q.pop_until(None), Some((Instant(20), Fired::Event(Event::TransmitDone { link: 0 }))));
     }
 
     #[test]
-    fn reserved_places_keep_their_order_among_ties() {
-        let mut q = EventQueue::default();
-        let early = q.reserve();
-        q.schedule(Instant(10), Event::FlowStart { flow: 1 });
-        q.schedule_reserved(Instant(10), early, Event::FlowStart { flow: 0 });
-        assert_eq!(q.pop_until(None), Some((Instant(10), Event::FlowStart { flow: 0 })));
-        assert_eq!(q.pop_until(None), Some((Instant(10), Event::FlowStart { flow: 1 })));
+    fn a_propagating_packet_keeps_its_place_among_ties_from_its_entry() {
+        // Links 0 and 1 share a 10 ns line; link 2 has one of 5 ns.
+        let mut q = queue(&[10, 10, 5]);
+        q.propagate(0, Instant(0), 1);
+        q.schedule(Instant(10), Event::FlowStart { flow: 0 });
+        q.propagate(1, Instant(0), 2);
+        q.propagate(2, Instant(5), 3);
+        let arrival = |slot| Fired::Arrival { slot };
+        assert_eq!(
+            drain(&mut q),
+            vec![
+                (Instant(10), arrival(1)),
+                (Instant(10), Fired::Event(Event::FlowStart { flow: 0 })),
+                (Instant(10), arrival(2)),
+                (Instant(10), arrival(3)),
+            ]
+        );
     }
 
     #[test]
     fn an_event_scheduled_after_a_pop_takes_the_popped_place_in_order() {
-        let mut q = EventQueue::default();
+        let mut q = queue(&[]);
         for (t, flow) in [(30, 0), (10, 1), (50, 2), (20, 3), (40, 4)] {
             q.schedule(Instant(t), Event::FlowStart { flow });
         }
@@ -543,11 +481,11 @@ mod tests {
             order.push(q.pop_until(None).unwrap());
             q.schedule(Instant(t), Event::FlowStart { flow });
         }
-        order.extend(std::iter::from_fn(|| q.pop_until(None)));
+        order.extend(drain(&mut q));
         let flows: Vec<u32> = order
             .iter()
             .map(|(_, ev)| match ev {
-                Event::FlowStart { flow } => *flow,
+                Fired::Event(Event::FlowStart { flow }) => *flow,
                 _ => unreachable!(),
             })
             .collect();
@@ -556,169 +494,90 @@ mod tests {
         assert_eq!(flows, vec![1, 3, 5, 6, 0, 4, 2, 7]);
     }
 
-    #[test]
-    fn the_packet_events_keep_their_order_across_their_array_and_heap() {
-        use rand::Rng;
-        // Grows past the array's capacity (into the heap), shrinks but not to `FEW` (still the heap), grows,
-        // shrinks to `FEW` (back to the array), grows again; a timer now and then beside them.
-        let mut rng = rand_pcg::Pcg64Mcg::new(9);
-        let mut q = EventQueue::default();
-        let mut model = std::collections::BTreeMap::new();
-        // Which of the two holds the packet events: the heap from the array's capacity + 1 on,
-        // until `FEW` are left.
-        let (mut in_heap, mut packets) = (false, 0);
-        for (pushes, pops) in [(100, 0), (0, 60), (30, 0), (0, 60), (80, 0), (0, 90)] {
-            for i in 0..pushes {
-                let at = Instant(q.now().0 + rng.gen_range(0..1 << 20));
-                let ev = if i % 7 == 3 { Event::FlowStart { flow: i } } else { Event::TransmitDone { link: i } };
-                let seq = q.reserve();
-                q.schedule_reserved(at, seq, ev);
-                model.insert((at, seq), ev);
-                packets += matches!(ev, Event::TransmitDone { .. }) as usize;
-                in_heap |= packets > PacketArray::CAPACITY;
-                assert_eq!(!q.many.is_empty(), in_heap, "{packets} pending");
+    /// Bursts of this many events fill the array.
+    const CAPACITY_BURST: u32 = 2 * SortedArray::CAPACITY as u32;
+
+    /// Random transmission ends, timers and propagating packets on `links` links of `delays`
+    /// distinct delays, against a sorted map of (time, place). Bursts of `burst` events at most
+    /// between pops drive the packet events past the array's capacity and back.
+    fn against_a_sorted_map(seed: u128, links: u32, delays: u64, burst: u32) {
+        let mut rng = rand_pcg::Pcg64Mcg::new(seed);
+        let mut q = EventQueue::new((0..links as u64).map(|l| Duration::from_nanos(1_000 * (1 + l % delays))));
+        let mut model = BTreeMap::new();
+        let mut seq = 0u64;
+        let (mut in_heap_seen, mut pops) = (false, 0);
+        for i in 0..20_000u32 {
+            for _ in 0..rng.gen_range(0..=burst) {
+                let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
+                let fired = match rng.gen_range(0..4) {
+                    0 => {
+                        let link = rng.gen_range(0..links);
+                        q.propagate(link, q.now(), i);
+                        let arrives = Instant(q.now().0 + 1_000 * (1 + link as u64 % delays));
+                        model.insert((arrives, seq), Fired::Arrival { slot: i });
+                        seq += 1;
+                        continue;
+                    }
+                    1 => Event::TransmitDone { link: i },
+                    2 => Event::Timer { flow: i, timer: TimerKind::Pacing },
+                    _ => Event::AckRelease { link: i % 100, flow: i },
+                };
+                q.schedule(at, fired);
+                model.insert((at, seq), Fired::Event(fired));
+                seq += 1;
             }
-            for _ in 0..pops {
-                let ((at, _), ev) = model.pop_first().unwrap();
-                assert_eq!(q.pop_until(None), Some((at, ev)));
-                packets -= matches!(ev, Event::TransmitDone { .. }) as usize;
-                in_heap &= packets > EventQueue::FEW;
-                assert_eq!(!q.many.is_empty(), in_heap, "{packets} pending");
+            in_heap_seen |= q.packets_later > 0;
+            for _ in 0..rng.gen_range(0..=burst) {
+                let Some(got) = q.pop_until(None) else { break };
+                let ((at, _), fired) = model.pop_first().expect("as many events as scheduled");
+                assert_eq!(got, (at, fired), "pop {pops}");
+                pops += 1;
             }
         }
-        assert!(q.pop_until(None).is_none() && model.is_empty());
+        for got in drain(&mut q) {
+            let ((at, _), fired) = model.pop_first().expect("as many events as scheduled");
+            assert_eq!(got, (at, fired));
+        }
+        assert!(model.is_empty() && q.take_violation().is_none());
+        assert!(in_heap_seen || burst < CAPACITY_BURST, "the packet events never went to the heap");
     }
 
     #[test]
-    fn delay_line_heads_kept_apart_or_not_keep_the_order_of_one_queue() {
-        use rand::Rng;
-        // Lines below `Heads::LINES` have their heads apart, the others in the packet array; each
-        // line has at most one head pending (as a delay line), many events share an instant, and
-        // some go in places reserved earlier. Against a sorted map of (time, place).
-        let mut rng = rand_pcg::Pcg64Mcg::new(11);
-        let mut q = EventQueue::default();
-        let mut pending = std::collections::BTreeMap::new();
-        let lines = 2 * Heads::LINES as u32;
-        let mut busy = vec![false; lines as usize];
-        for i in 0..20_000u32 {
-            let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
-            let line = rng.gen_range(0..lines);
-            let ev = match rng.gen_range(0..4) {
-                0 | 1 if !busy[line as usize] => Event::Arrive { line },
-                0 | 1 => continue,
-                2 => Event::TransmitDone { link: i },
-                _ => Event::Timer { flow: i, timer: TimerKind::Pacing },
-            };
-            if let Event::Arrive { line } = ev {
-                busy[line as usize] = true;
-            }
-            let seq = q.reserve();
-            q.schedule_reserved(at, seq, ev);
-            pending.insert((at, seq), ev);
-            while rng.gen_bool(0.5) {
-                let Some(got) = q.pop_until(None) else { break };
-                let (key, ev) = pending.pop_first().expect("as many events as scheduled");
-                assert_eq!(got, (key.0, ev), "event {i}");
-                if let Event::Arrive { line } = ev {
-                    // The line's next packet, or none: as `Simulation::arrive` does.
-                    let next =
-                        rng.gen_bool(0.5).then(|| (Instant(q.now().0 + rng.gen_range(0..4) * 1_000), q.reserve()));
-                    q.next_arrival(line, next);
-                    match next {
-                        Some((at, seq)) => {
-                            pending.insert((at, seq), ev);
-                        }
-                        None => busy[line as usize] = false,
-                    }
-                }
-            }
-        }
-        while let Some(got) = q.pop_until(None) {
-            let (key, ev) = pending.pop_first().expect("as many events as scheduled");
-            assert_eq!(got, (key.0, ev));
-            if let Event::Arrive { line } = ev {
-                q.next_arrival(line, None);
-            }
-        }
-        assert!(pending.is_empty());
+    fn few_packet_events_keep_the_order_of_one_queue() {
+        against_a_sorted_map(11, 6, 2, 3);
+    }
+
+    #[test]
+    fn many_packet_events_keep_the_order_of_one_queue() {
+        against_a_sorted_map(5, 300, 7, 2 * CAPACITY_BURST);
     }
 
     #[test]
     fn scheduling_in_the_past_is_a_violation() {
-        let mut q = EventQueue::default();
+        let mut q = queue(&[]);
         q.schedule(Instant(10), Event::FlowStart { flow: 0 });
         q.pop_until(None);
         assert_eq!(q.take_violation(), None);
         q.schedule(Instant(5), Event::FlowStart { flow: 1 });
         // The event is the earliest pending: it leaves next, before now.
-        assert_eq!(q.pop_until(None), Some((Instant(5), Event::FlowStart { flow: 1 })));
+        assert_eq!(q.pop_until(None), Some((Instant(5), Fired::Event(Event::FlowStart { flow: 1 }))));
         let v = q.take_violation().expect("the time went back");
         assert_eq!((v.invariant, v.flow, v.at), ("time order", None, Instant(10)));
-        assert_eq!(v.detail, "event FlowStart { flow: 1 } due at Instant(5) came out after time Instant(10)");
+        assert_eq!(v.detail, "event Event(FlowStart { flow: 1 }) due at Instant(5) came out after time Instant(10)");
     }
 
     #[test]
     #[should_panic(expected = "end of time")]
     fn the_time_an_empty_queue_stands_for_is_refused() {
         // `pop_until` reads u64::MAX as "nothing pending", so no event may be due then.
-        EventQueue::default().schedule(Instant(u64::MAX), Event::FlowStart { flow: 0 });
+        queue(&[]).schedule(Instant(u64::MAX), Event::FlowStart { flow: 0 });
     }
 
     #[test]
     fn the_last_possible_time_is_popped() {
-        let mut q = EventQueue::default();
+        let mut q = queue(&[]);
         q.schedule(Instant(u64::MAX - 1), Event::FlowStart { flow: 0 });
-        assert_eq!(q.pop_until(None), Some((Instant(u64::MAX - 1), Event::FlowStart { flow: 0 })));
+        assert_eq!(q.pop_until(None), Some((Instant(u64::MAX - 1), Fired::Event(Event::FlowStart { flow: 0 }))));
         assert_eq!(q.pop_until(None), None);
-    }
-
-    #[test]
-    fn the_two_heaps_give_the_order_of_one() {
-        use rand::Rng;
-        // Random packet events and timers, many at the same instant, some put in places reserved
-        // earlier (as a link's pipe does), against a plain sorted map of (time, place).
-        let mut rng = rand_pcg::Pcg64Mcg::new(5);
-        let mut q = EventQueue::default();
-        let mut pending = std::collections::BTreeMap::new();
-        let mut last = (Instant::ZERO, 0);
-        let mut reserved = Vec::new();
-        let mut pops = 0;
-        for i in 0..50_000u32 {
-            let at = Instant(q.now().0 + rng.gen_range(0..4) * 1_000);
-            let ev = match rng.gen_range(0..5) {
-                0 => Event::TransmitDone { link: i },
-                // Lines whose heads go in the packet array, which may hold several of one line.
-                1 => Event::Arrive { line: Heads::LINES as u32 + i },
-                2 => Event::Timer { flow: i, timer: TimerKind::Retransmit },
-                3 => Event::FlowStart { flow: i },
-                _ => Event::AckRelease { link: i, flow: i },
-            };
-            let seq = q.reserve();
-            if rng.gen_bool(0.2) {
-                reserved.push((at, seq, ev));
-            } else {
-                q.schedule_reserved(at, seq, ev);
-                pending.insert((at, seq), ev);
-            }
-            if rng.gen_bool(0.3) {
-                // A reserved place is used only while it is still ahead of the queue.
-                if let Some((at, seq, ev)) = reserved.pop().filter(|&(at, seq, _)| (at, seq) > last) {
-                    q.schedule_reserved(at, seq, ev);
-                    pending.insert((at, seq), ev);
-                }
-            }
-            if rng.gen_bool(0.5) || i == 49_999 {
-                while let Some(got) = q.pop_until(None) {
-                    let (key, ev) = pending.pop_first().expect("as many events as scheduled");
-                    assert_eq!(got, (key.0, ev), "pop {pops}");
-                    last = key;
-                    pops += 1;
-                    if i < 49_999 {
-                        break;
-                    }
-                }
-            }
-        }
-        assert!(pending.is_empty() && pops > 40_000, "{pops} pops");
     }
 }

@@ -6,7 +6,7 @@
 
 pub mod ack_compression;
 pub mod columns;
-pub mod delay_line;
+mod delay_line;
 pub mod error;
 pub mod event;
 pub mod invariant;

@@ -115,7 +115,7 @@ impl SojournStats {
         self.count += 1;
         // Nanoseconds fit 63 bits for any simulated time (292 years); converting from i64 gives
         // the float of the u64 in one instruction. A packet that found the link idle would add
-        // exactly +0.0 to a sum that is never -0.0: skipped, which the compiler sees for them.
+        // exactly +0.0 to a sum that is never -0.0: skipped.
         if ns != 0 {
             self.sum_ns += ns as i64 as f64;
         }
@@ -346,12 +346,6 @@ impl Link {
         s.last_change = now;
     }
 
-    // `offer`, `finish` and `start` are marked inline: the simulator calls them once per packet
-    // and link from another codegen unit, and returning their results through memory cost more
-    // than their work (B1: -4.5 % instructions). Inlining the event queue or the sojourn
-    // histogram the same way made the whole slower. `start` is inlined always: left a call, it
-    // received the packet through memory written field by field just before and read back whole,
-    // a store-forwarding stall on every packet (a third of its samples).
     /// Puts `pkt` on the transmitter; returns when its transmission ends.
     #[inline(always)]
     fn start(&mut self, now: Instant, pkt: Queued) -> Instant {
@@ -406,8 +400,6 @@ impl Link {
         self.stats.packets_sent += 1;
         let survived = !self.lossy || self.survives(done.bytes);
         self.account_queue(now);
-        // Apart from `packets_sent`: next to it, the compiler made the two counts one vector
-        // addition, with its constant and shuffles, dearer than two scalar ones.
         self.stats.bytes_sent += done.bytes as u64;
         let before = dropped.len();
         let next = self.queue.dequeue(now, dropped);

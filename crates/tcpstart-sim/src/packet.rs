@@ -70,15 +70,13 @@ const OPT_TIMESTAMPS: u8 = 1;
 const OPT_ECHO: u8 = 2;
 const OPT_QUICK_START: u8 = 4;
 
-/// A packet's headers, 128 bytes: every packet is copied into the pool and out of the senders'
-/// output, and up to 128 bytes the compiler copies it with a few vector moves instead of a call to
-/// `memcpy`. Hence the optional fields are plain values with a presence bit in `options` (an
-/// `Option<(u64, u64)>` takes 24 bytes for 16 of data), the direction follows from the kind, and
-/// the identifier keeps only the 16 bits an IP header has room for.
+/// A packet's headers, at most 128 bytes (every packet is copied into the pool and out of the
+/// senders' output; a test holds the size). Hence the optional fields are plain values with a
+/// presence bit in `options`, the direction follows from the kind, and the identifier keeps only
+/// the 16 bits an IP header has room for.
 ///
-/// The layout is fixed (`repr(C)`): every field but the SACK blocks in the first 64 bytes, in the
-/// order of the pool's record of a packet (`pool::Stored`), so that the pool moves the 8-byte
-/// fields between the two in 16-byte pieces; the blocks, which few packets carry, it keeps apart.
+/// `repr(C)`, every field but the SACK blocks first, in the order of the pool's 64-byte record
+/// of a packet (`pool::Stored`); the blocks, which few packets carry, the pool keeps apart.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Packet {
@@ -110,10 +108,6 @@ pub struct Packet {
     /// Sender-side mark read by a receiver hook (see `tcpstart_cc::ReceiverHook`).
     pub mark: u8,
     pub(crate) options: u8,
-    /// Always zero: a byte of its own where the layout had padding. A packet built in place
-    /// from `Packet::default()` then gets its blocks as stored zeros; with a padding byte before
-    /// them, the compiler built the default on the stack and copied its last 65 bytes over.
-    pub(crate) pad: u8,
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
 }
 
@@ -202,8 +196,7 @@ mod tests {
 
     #[test]
     fn a_packet_is_128_bytes() {
-        // Above 128 bytes every copy becomes a call to `memcpy` (it was 160 bytes, and the calls
-        // were 2 % of a run's instructions); a new field has to find room in the padding.
+        // A new field has to find room in the padding (see the type's documentation).
         assert_eq!(std::mem::size_of::<Packet>(), 128);
     }
 

@@ -3,15 +3,15 @@
 //!
 //! Beside each packet the pool keeps the little that routers read ([`Route`]) in an array of its
 //! own. A packet is read whole only by its sender and receiver; on each hop between them the
-//! simulator reads its route, 12 bytes in a dense array, instead of touching the packet (B1
-//! holds a few thousand packets in flight: more than the first-level cache, and each hop's read
-//! of the packet was a miss).
+//! simulator reads its route, 12 bytes in a dense array, instead of touching the packet (a run
+//! holds thousands of packets in flight, more than the first-level cache, so a hop that read the
+//! packet would miss it).
 //!
 //! The packet itself is kept in one cache line (`Stored`: a [`Packet`] without its SACK blocks,
 //! 64 bytes where a `Packet` takes 128). Only ACKs carry SACK blocks, and only while the receiver
 //! holds data out of order; those blocks wait in a side slab of their own, touched only for such
-//! packets. At its peak B1's pool held 1 MB of packets, the size of the second-level cache, and
-//! B4's several MB; they take half that now. [`PacketPool::get`], [`PacketPool::read`] and
+//! packets. The pool's working set is halved, which pays where the packets in flight outgrow the
+//! second-level cache (B2, B4). [`PacketPool::get`], [`PacketPool::read`] and
 //! [`PacketPool::remove`] give back the whole `Packet`, equal to the one stored.
 
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
@@ -30,9 +30,8 @@ pub struct Route {
 
 type SackBlocks = [(u64, u64); MAX_SACK_BLOCKS];
 
-/// A stored packet: the fields of [`Packet`] before its SACK blocks, in the same order, so that
-/// the compiler copies them between the two as one 64-byte piece. Aligned to a cache line so
-/// that reading one is one line, not two.
+/// A stored packet: the fields of [`Packet`] before its SACK blocks, in the same order.
+/// Aligned to a cache line so that reading one is one line, not two.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct Stored {
@@ -53,9 +52,7 @@ struct Stored {
 }
 
 impl Stored {
-    /// `p` as a packet of `flow` with identification `id`. The two are taken here rather than
-    /// written into `p` before: the copy reads the packet in 16-byte pieces, and a piece just
-    /// written in part stalled the store forwarding.
+    /// `p` as a packet of `flow` with identification `id`.
     fn new(p: &Packet, flow: u32, id: u16) -> Self {
         Stored {
             seq: p.seq,
@@ -91,7 +88,6 @@ impl Stored {
             retransmission: self.retransmission,
             mark: self.mark,
             options: self.options,
-            pad: 0,
             sack,
         }
     }
@@ -125,8 +121,6 @@ impl PacketPool {
                 (self.slots.len() - 1) as u32
             }
         };
-        // Written in one place, after the slot is known: the compiler moves the 8-byte fields
-        // in 16-byte pieces then, and field by field when the record was written in both arms.
         self.slots[slot as usize] = Stored::new(&pkt, flow, id);
         self.routes[slot as usize] = route;
         if pkt.sack_count > 0 {
@@ -140,21 +134,18 @@ impl PacketPool {
         slot
     }
 
-    /// A copy of the packet in `slot`, which stays stored. Only the traces and captures read
-    /// packets this way; not inlined into them, so that they stay small enough to be inlined
-    /// on the packet path themselves.
+    /// A copy of the packet in `slot`, which stays stored, for the traces and captures (kept
+    /// out of line: they are off the packet path).
     #[inline(never)]
     pub fn get(&self, slot: u32) -> Packet {
         self.read(slot)
     }
 
-    /// The packet in `slot`, which stays stored. Inlined always: a caller that only reads some
-    /// fields of the result loads only those.
+    /// The packet in `slot`, which stays stored. Inlined always, so that a caller that reads
+    /// some fields of the result loads only those.
     #[inline(always)]
     pub fn read(&self, slot: u32) -> Packet {
         let stored = &self.slots[slot as usize];
-        // The blocks filled in apart, after the whole copy: with the copy in two branches, the
-        // compiler moved the packet field by field instead of in 16-byte pieces.
         let mut pkt = stored.packet(SackBlocks::default());
         if stored.sack_count > 0 {
             pkt.sack = self.sacks[self.sack_of[slot as usize] as usize];

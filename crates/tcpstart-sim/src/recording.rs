@@ -58,9 +58,9 @@ struct Block {
 }
 
 /// Bytes appended to chunks of one size, each allocated whole and never moved or freed while
-/// the run lasts. Blocks of their own, or a vector that doubles, left the buffers they
-/// outgrew and the compressor's, freed between them, as holes in the heap: B1's peak RSS grew
-/// by a third of a megabyte per 100 k rows on top of the series' bytes.
+/// the run lasts. Blocks of their own, or a vector that doubles, would leave the buffers they
+/// outgrow and the compressor's, freed between them, as holes in the heap (about a third of a
+/// megabyte of RSS per 100 k rows on top of the series' bytes).
 #[derive(Debug, Default)]
 struct Chunks {
     chunks: Vec<Vec<u8>>,

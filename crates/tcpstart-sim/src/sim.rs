@@ -4,8 +4,7 @@ use std::ops::ControlFlow;
 
 use tcpstart_cc::{registry, CcConfig, Instant};
 
-use crate::delay_line::{DelayLines, InFlight};
-use crate::event::{Event, EventQueue, TimerKind};
+use crate::event::{Event, EventQueue, Fired, TimerKind};
 use crate::invariant::{ControllerError, Stopped};
 use crate::link::{Link, Offer};
 use crate::packet::{Direction, Packet, PacketKind};
@@ -50,7 +49,6 @@ pub struct Simulation {
     pub scenario: Scenario,
     events: EventQueue,
     pub links: Vec<Link>,
-    lines: DelayLines,
     pool: PacketPool,
     conns: Vec<Connection>,
     /// UDP sources; packets of source `j` carry the id `conns.len() + j` in `Packet::flow`.
@@ -116,7 +114,7 @@ fn timer_index(kind: TimerKind) -> usize {
 impl Simulation {
     pub fn new(scenario: Scenario) -> Self {
         let links = build_links(&scenario);
-        let mut events = EventQueue::default();
+        let mut events = EventQueue::new(links.iter().map(|l| l.delay));
         let mut conns = Vec::with_capacity(scenario.flows.len());
         let mut quick_start = links.iter().any(|l| l.quick_start.is_some());
         for (i, f) in scenario.flows.iter().enumerate() {
@@ -187,7 +185,6 @@ impl Simulation {
             packet_trace: scenario.trace.packets.then(PacketTrace::default),
             scenario,
             events,
-            lines: DelayLines::new(links.iter().map(|l| l.delay)),
             links,
             pool: PacketPool::default(),
             conns,
@@ -234,9 +231,8 @@ impl Simulation {
     /// [`WATCH_EVERY`] events it stops if an invariant was broken, and shows `watch` how far it
     /// has got; it stops if `watch` says so. The watcher only looks: the run is the same with any.
     ///
-    /// Not generic over the watcher, which it calls rarely: a generic loop was inlined into its
-    /// caller, and `dispatch` then stayed out of line, one call and its spills an event (B1 3 s:
-    /// +10.5 % instructions).
+    /// The watcher is a `dyn` (called every few thousand events) so that this loop, not its
+    /// caller, is where `dispatch` is inlined.
     pub fn run(&mut self, watch: &mut dyn FnMut(Progress) -> ControlFlow<()>) -> Result<(), Stopped> {
         let limit = self.scenario.duration.map(|d| Instant::ZERO + d);
         let mut countdown = WATCH_EVERY;
@@ -276,10 +272,12 @@ impl Simulation {
         }
     }
 
-    // Inlined always: the loop's one call site, and the calls of `dispatch` cost an event more
-    // than the loop does (see `run`).
     #[inline(always)]
-    fn dispatch(&mut self, now: Instant, ev: Event) {
+    fn dispatch(&mut self, now: Instant, fired: Fired) {
+        let ev = match fired {
+            Fired::Arrival { slot } => return self.arrive(now, slot),
+            Fired::Event(ev) => ev,
+        };
         match ev {
             Event::FlowStart { flow } => {
                 let mut out = std::mem::take(&mut self.scratch);
@@ -288,7 +286,6 @@ impl Simulation {
                 self.scratch = out;
             }
             Event::TransmitDone { link } => self.transmit_done(now, link),
-            Event::Arrive { line } => self.arrive(now, line),
             Event::Timer { flow, timer } => self.timer(now, flow, timer),
             Event::UdpSend { source } => self.udp_send(now, source),
             Event::AckRelease { link, flow } => self.release_acks(now, link, flow),
@@ -426,8 +423,6 @@ impl Simulation {
         self.offer(now, first, slot);
     }
 
-    // Inlined always (a short dispatch, two callers on the packet path): its call cost more
-    // than its work.
     #[inline(always)]
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
         // Data segments only travel their flow's data direction, so either bottleneck is theirs.
@@ -551,8 +546,7 @@ impl Simulation {
         // The queue trace was last given this link's state when the packet now done started, or
         // since, as packets arrived: with no packet to send next and none dropped on the way
         // out, no packet was queued since then, so that state (an empty queue, that packet's
-        // sojourn) is still the link's. Given first, while the link is at hand (the trace is
-        // independent of what follows; reading the link again afterwards cost more).
+        // sojourn) is still the link's. The trace is independent of what follows.
         if next.is_some() || !self.dequeue_drops.is_empty() {
             self.queue_trace.record(now, link, l.queue_packets() as u64, l.queue_bytes(), l.last_sojourn);
         } else {
@@ -572,18 +566,14 @@ impl Simulation {
         }
         if survived {
             self.counters.propagating += 1;
-            let line = self.lines.line_of(link);
-            if let Some(p) = self.lines.push(line, now, self.events.reserve(), done.slot) {
-                self.events.schedule_reserved(p.at, p.seq, Event::Arrive { line });
-            }
+            self.events.propagate(link, now, done.slot);
         } else {
             self.drop_packet(now, done.slot, link);
         }
     }
 
-    fn arrive(&mut self, now: Instant, line: u32) {
-        let (InFlight { slot, .. }, next) = self.lines.pop(line);
-        self.events.next_arrival(line, next.map(|n| (n.at, n.seq)));
+    /// The packet in `slot` has crossed a link: on to the next one, or into its host.
+    fn arrive(&mut self, now: Instant, slot: u32) {
         self.counters.propagating -= 1;
         let route = self.pool.route_mut(slot);
         route.hop += 1;
@@ -607,10 +597,8 @@ impl Simulation {
         }
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.before(now, flow, || sender.sample());
-        // The packet is read in its slot by the host (`read`, inlined with the host's handler:
-        // the compiler then loads only the fields the host reads, where a packet taken out of
-        // the pool first was copied whole to the stack), and the slot is freed after, before
-        // anything is sent, so the reply may take it.
+        // The host reads the packet in its slot, which is freed before anything is sent, so the
+        // reply may take it.
         match dir {
             Direction::Forward => {
                 if let Some(tr) = self.packet_trace.as_mut() {
@@ -645,8 +633,7 @@ impl Simulation {
 }
 
 /// Schedules a timer event for `deadline` unless one at or before it is pending already (an
-/// event that finds its deadline gone or later does nothing). Inlined always: it mostly finds
-/// nothing to do, in fewer instructions than a call takes.
+/// event that finds its deadline gone or later does nothing).
 #[inline(always)]
 fn arm_timer(events: &mut EventQueue, conn: &mut Connection, flow: u32, idx: usize, deadline: Option<Instant>) {
     if let Some(d) = deadline {

@@ -179,7 +179,7 @@ def normalized_std(result: Result, flows: Sequence[int], start: float, end: floa
 def _window(full: Result, warm: Result, duration: float, warmup: float) -> dict:
     """Bottleneck utilization and loss ratio and each class's forward goodput over
     [warmup, duration], from the cumulative counters of the two runs."""
-    lf, lw = (next(l for l in r.raw_summary["links"] if l["name"] == "bottleneck") for r in (full, warm))
+    lf, lw = (next(link for link in r.raw_summary["links"] if link["name"] == "bottleneck") for r in (full, warm))
     sent_bits = lf["utilization"] * lf["rate_bps"] * duration - lw["utilization"] * lw["rate_bps"] * warmup
     span = duration - warmup
     classes = {

@@ -349,7 +349,7 @@ def _growth(report: Report, metrics: dict) -> None:
         judge(
             len(alike) == 2 and bbr > slow,
             False,
-            f"time to cwnd_best over ESS's: " + ", ".join(f"{x} {_vs_ess(metrics, a, x):.2f}" for x in ("newreno", "cubic", "bbr"))
+            "time to cwnd_best over ESS's: " + ", ".join(f"{x} {_vs_ess(metrics, a, x):.2f}" for x in ("newreno", "cubic", "bbr"))
             + f" (alike: within a factor {same:g}; slower: above {slow:g})",
         ),
     )

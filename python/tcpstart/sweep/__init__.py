@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING
 from tcpstart._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from tcpstart.sweep.campaign import ReplicationWarning, RunStats, Sweep
-    from tcpstart.sweep.results import aggregate
-    from tcpstart.sweep.spec import Range
+    # `X as X`: the names type checkers see as exported.
+    from tcpstart.sweep.campaign import ReplicationWarning as ReplicationWarning
+    from tcpstart.sweep.campaign import RunStats as RunStats
+    from tcpstart.sweep.campaign import Sweep as Sweep
+    from tcpstart.sweep.results import aggregate as aggregate
+    from tcpstart.sweep.spec import Range as Range
 
 # Loaded on first use, so that `tcpstart` commands other than sweep, which import the command's
 # registration from here, do not load the campaign machinery.

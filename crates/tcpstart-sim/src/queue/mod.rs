@@ -56,9 +56,7 @@ impl Admission {
 }
 
 pub trait QueueDiscipline: Send {
-    /// Offers the packet in pool slot `slot`, `bytes` on the wire, arriving at `now`. It comes
-    /// as scalars, in registers: a [`Queued`] built field by field and passed through memory
-    /// was read back whole, a store-forwarding stall on every packet queued.
+    /// Offers the packet in pool slot `slot`, `bytes` on the wire, arriving at `now`.
     fn enqueue(&mut self, now: Instant, slot: u32, bytes: u32) -> Admission;
     /// The next packet to transmit at `now`. Packets the discipline drops on the way out (CoDel)
     /// are appended to `dropped`; they count as early drops.
