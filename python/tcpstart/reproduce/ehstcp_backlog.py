@@ -57,6 +57,8 @@ def measure(mode: Any) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, f
         m = ehstcp._window(full, warm, mode.duration, mode.warmup)
         m["norm_std"] = ehstcp.normalized_std(full, (0, 1), mode.warmup, mode.duration, ehstcp.STABILITY_BIN)
         m["phase_share"] = _phase_share(full, mode.warmup)
+        # Table 1's throughput figure draws the first seed's series (drawn in the scratch report only).
+        m["hs_throughput"] = ehstcp._hs_series(full, mode) if seed == mode.seeds[0] else None
         filtered[seed] = m
         raw[seed] = _phase_share(runs[2 * len(mode.seeds) + k], mode.warmup)
     return filtered, raw
@@ -120,7 +122,7 @@ def figure(
     raw_phases: dict[int, dict[str, float]],
 ) -> Callable[[Path], None]:
     def draw(path: Path) -> None:
-        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+        fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
         width = 0.27
         for j, (label, xs) in enumerate((("HSTCP", hstcp), ("eHSTCP, N' per ACK", raw), ("eHSTCP, N' per RTT", util))):
             left.bar([i + (j - 1) * width for i in range(len(seeds))], [xs[s] for s in seeds], width, label=label)
@@ -143,7 +145,7 @@ def figure(
         right.set_ylabel("share of trace samples after the warm-up (%)")
         right.set_ylim(0, 100)
         right.set_title("(b) eHSTCP's mode, both flows (s = seed)", fontsize=10)
-        right.legend(fontsize=7)
+        right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         save_figure(fig, path, "eHSTCP with the backlog of eq. 3 filtered per RTT")
 
     return draw
