@@ -48,6 +48,22 @@ fn all_d_segments_leave_within_the_first_rtt_evenly_spaced() {
 }
 
 #[test]
+fn with_linuxs_unpaced_start_the_first_ten_segments_leave_together_then_the_rest_paced() {
+    // tcp.unpaced_segments = 10: Linux's tcp_update_skb_after_send adds no pacing gap after the
+    // first 10 data segments of a connection; the gap after the 10th and every later one is
+    // payload / rate, as without the knob.
+    let d = 100;
+    let out = path(json!({"algorithm": "jump-start", "size": d * MSS}), "1000pkt", json!({"unpaced_segments": 10}));
+    let sends = events(&out, "send");
+    assert_eq!(sends.len(), d as usize);
+    let gap = sends[0] / d as f64;
+    for (i, pair) in sends.windows(2).enumerate() {
+        let expected = if i < 9 { 0.0 } else { gap };
+        assert!((pair[1] - pair[0] - expected).abs() < 2e-9, "gap after segment {}: {} s", i + 1, pair[1] - pair[0]);
+    }
+}
+
+#[test]
 fn loss_in_the_jump_leaves_half_of_the_jump_minus_the_retransmissions() {
     // D = 100 segments (the receiver window), 8 of them dropped: cwnd = (100 - 8) / 2 = 46 segments.
     let drops = [20, 24, 28, 32, 36, 40, 44, 48];
