@@ -131,6 +131,9 @@ class Dumbbell:
     reverse_router_pps: Optional[float] = None
     ack_compression: Optional[AckCompression] = None
     reverse_ack_compression: Optional[AckCompression] = None
+    ack_jitter: Optional[Quantity] = None
+    """Receiver hosts' processing jitter: each packet a receiver sends (the flows' ACKs) waits an
+    extra uniform draw in [0, ack_jitter), in order; makes replications of a campaign differ."""
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
@@ -183,6 +186,8 @@ class Tcp:
     recovery: Optional[str] = None
     # Retransmission timer in recovery: "every_ack" (default with SACK) or "first_partial_ack".
     rto_restart: Optional[str] = None
+    # Whose TCP the endpoints model: "rfc" (default) or "linux" (docs/linux-profile.md).
+    profile: Optional[str] = None
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)

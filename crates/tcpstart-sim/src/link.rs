@@ -259,6 +259,10 @@ pub struct Link {
     /// In nanoseconds, as the packet path adds it to the time (a `Duration` is seconds and
     /// nanoseconds, converted at every addition).
     last_serialisation: (u32, u64),
+    /// Host processing jitter (ns, 0: none): each packet holds the transmitter for an extra
+    /// uniform draw in [0, jitter) from the link's stream. The packets keep their order, as in a
+    /// host that handles them one at a time.
+    jitter: u64,
     pub stats: LinkStats,
 }
 
@@ -289,8 +293,19 @@ impl Link {
             last_sojourn: None,
             // What `serialisation(0)` gives.
             last_serialisation: (0, min_spacing),
+            jitter: 0,
             stats: LinkStats::default(),
         }
+    }
+
+    /// Sets the host processing jitter (see [`Link::jitter`]); `None` or zero: none.
+    pub fn set_jitter(&mut self, jitter: Option<Duration>) {
+        self.jitter = jitter.map_or(0, |d| d.as_nanos() as u64);
+    }
+
+    #[cold]
+    fn draw_jitter(&mut self) -> u64 {
+        self.rng.gen_range(0..self.jitter)
     }
 
     /// Time (ns) the transmitter is busy with a packet: its serialisation at the link rate, or
@@ -340,6 +355,7 @@ impl Link {
             _ => self.serialisation(pkt.bytes),
         };
         self.last_serialisation = (pkt.bytes, t);
+        let t = if self.jitter == 0 { t } else { t + self.draw_jitter() };
         let sojourn = now.0 - pkt.enqueued.0;
         self.stats.sojourn.record(sojourn);
         self.last_sojourn = Some(sojourn);

@@ -6,7 +6,7 @@ use tcpstart_cc::{registry, CcConfig, Instant};
 
 use crate::delay_line::{DelayLines, InFlight};
 use crate::event::{Event, EventQueue, TimerKind};
-use crate::invariant::Stopped;
+use crate::invariant::{ControllerError, Stopped};
 use crate::link::{Link, Offer};
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::pcap::PcapWriter;
@@ -372,7 +372,7 @@ impl Simulation {
 
     fn sync_timers(&mut self, flow: u32) {
         let conn = &mut self.conns[flow as usize];
-        let wanted = [conn.sender.rto_deadline, conn.receiver.delack_deadline, conn.sender.pace_deadline];
+        let wanted = [conn.sender.timer_deadline(), conn.receiver.delack_deadline, conn.sender.pace_deadline];
         for (idx, deadline) in wanted.into_iter().enumerate() {
             arm_timer(&mut self.events, conn, flow, idx, deadline);
         }
@@ -388,12 +388,16 @@ impl Simulation {
         // `after_sender`: its end was handled and its deadlines have events at or before them.
         debug_assert!(conn.finished || !sender.is_done(), "flow {flow}: finished unnoticed");
         debug_assert!(
-            [(TimerKind::Retransmit, sender.rto_deadline), (TimerKind::Pacing, sender.pace_deadline)]
+            [(TimerKind::Retransmit, sender.timer_deadline()), (TimerKind::Pacing, sender.pace_deadline)]
                 .into_iter()
                 .all(|(kind, d)| d.is_none_or(|d| conn.scheduled[timer_index(kind)].is_some_and(|s| s <= d))),
             "flow {flow}: a sender deadline without its timer event"
         );
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
+        if let Some(failure) = conn.receiver.hook_failure.take() {
+            let e = ControllerError { algorithm: sender.algorithm(), flow, failure };
+            self.violation.get_or_insert(Stopped::Controller(Box::new(e)));
+        }
         let deadline = conn.receiver.delack_deadline;
         arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
     }

@@ -41,7 +41,8 @@ FIXED = {
     "limited_transmit": (True, "the kernel always uses limited transmit"),
 }
 # Model knobs: how the simulator approximates what the kernel does by itself.
-KERNEL_OWN = ("delack_timeout", "quickack", "recovery", "rto_restart", "clock_granularity", "clock_tick", "unpaced_segments")
+KERNEL_OWN = ("delack_timeout", "quickack", "recovery", "rto_restart", "clock_granularity", "clock_tick",
+              "unpaced_segments", "profile")
 
 
 def _secs(d: dict[str, int]) -> float:
@@ -198,6 +199,8 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
     for key in ("router_pps", "reverse_router_pps", "ack_compression", "reverse_ack_compression"):
         if net[key] is not None:
             raise refuse(f"network.{key}", "has no kernel counterpart in the testbed")
+    if net.get("ack_jitter") is not None:  # left out of the resolved scenario when off
+        raise refuse("network.ack_jitter", "has no kernel counterpart in the testbed")
     if net["access_queue"] != {"Packets": 10000}:
         raise refuse("network.access_queue", "the testbed's access links are veths without a queue of their own")
     trace = resolved["trace"]
