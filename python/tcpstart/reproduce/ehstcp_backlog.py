@@ -20,7 +20,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from tcpstart.batch import run_many
 from tcpstart.reproduce import ehstcp
 from tcpstart.reproduce.report import Choice, Figure, Report, Verdict, save_figure
 from tcpstart.results import Result
@@ -45,23 +44,26 @@ def _phase_share(result: Result, warmup: float) -> dict[str, float]:
 
 def measure(mode: Any) -> tuple[dict[int, dict[str, Any]], dict[int, dict[str, float]]]:
     """Per Table 1 seed: with the filter, the metrics Table 1 grades and the modes' shares; without
-    it (the report's runs again, for their traces), the modes' shares."""
-    runs = run_many(
-        [table1_scenario(s, mode, length, FILTERED) for s in mode.seeds for length in (mode.duration, mode.warmup)]
-        + [table1_scenario(s, mode, mode.duration, {}) for s in mode.seeds],
-        progress="ehstcp: Table 1, backlog per RTT and per ACK",
-    )
-    filtered, raw = {}, {}
-    for k, seed in enumerate(mode.seeds):
-        full, warm = runs[2 * k], runs[2 * k + 1]
+    it (the report's runs again, for their traces), the modes' shares. Measured in batches like
+    Table 1's own runs (each result carries every web object)."""
+
+    def reduce(key: tuple[str, int], results: list[Result]) -> dict[str, Any]:
+        if key[0] == "per ACK":
+            return _phase_share(results[0], mode.warmup)
+        full, warm = results
         m = ehstcp._window(full, warm, mode.duration, mode.warmup)
         m["norm_std"] = ehstcp.normalized_std(full, (0, 1), mode.warmup, mode.duration, ehstcp.STABILITY_BIN)
         m["phase_share"] = _phase_share(full, mode.warmup)
         # Table 1's throughput figure draws the first seed's series (drawn in the scratch report only).
-        m["hs_throughput"] = ehstcp._hs_series(full, mode) if seed == mode.seeds[0] else None
-        filtered[seed] = m
-        raw[seed] = _phase_share(runs[2 * len(mode.seeds) + k], mode.warmup)
-    return filtered, raw
+        m["hs_throughput"] = ehstcp._hs_series(full, mode) if key[1] == mode.seeds[0] else None
+        return m
+
+    groups = [
+        (("per RTT", s), [table1_scenario(s, mode, length, FILTERED) for length in (mode.duration, mode.warmup)])
+        for s in mode.seeds
+    ] + [(("per ACK", s), [table1_scenario(s, mode, mode.duration, {})]) for s in mode.seeds]
+    out = ehstcp._measure_batched(groups, reduce, "ehstcp: Table 1, backlog per RTT and per ACK")
+    return {s: out[("per RTT", s)] for s in mode.seeds}, {s: out[("per ACK", s)] for s in mode.seeds}
 
 
 def run(report: Report, shared: dict, mode: Any) -> None:
