@@ -41,7 +41,7 @@ def test_quick_reproduction_computes_every_metric(quick: tuple[dict, Path]) -> N
             assert v["ours"] is not None and math.isfinite(v["ours"]), (claim["statement"], v)
     table = results["tables"][0]
     assert len(table["rows"]) == len(PATHS) * len(ALGORITHMS)
-    for name in ("figure5.png", "figure6.png", "figure7.png", "figure8.png", "report.html"):
+    for name in ("figure5.png", "figure6.png", "figure7.png", "figure8.png", "buffers.png", "report.html"):
         assert (tmp_path / name).stat().st_size > 0
 
 

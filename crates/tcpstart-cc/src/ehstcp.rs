@@ -42,6 +42,11 @@
 //!   exceeds N*"), while the increase rule switches at N' >= N*.
 //! - Without timestamps (or with `backward_correction = 0`) eRTT = RTT and d_f,q = RTT - RTTmin:
 //!   the plain RTT-based estimate the paper improves on.
+//! - N' is computed from every ACK's own sample (`backlog_filter = 0`, the default: the paper
+//!   names no filter). `backlog_filter = 1` uses, once per RTT, the sample of the last RTT with
+//!   the smallest forward queueing delay (Vegas's practice of reading the queue from the minimum
+//!   RTT of a round), so that one delayed ACK or a transient burst does not switch the increase
+//!   rule for a whole round; the value holds until the next round ends.
 
 use core::time::Duration;
 
@@ -53,7 +58,7 @@ use crate::reno::{Reno, RenoVariant};
 use crate::time::Instant;
 
 /// HighSpeed's parameters, then eHSTCP's own.
-const PARAMS: [ParamSpec; 9] = {
+const PARAMS: [ParamSpec; 10] = {
     let h = HIGHSPEED_PARAMS;
     [
         h[0],
@@ -86,6 +91,14 @@ const PARAMS: [ParamSpec; 9] = {
             integer: true,
             doc: "1 = remove backward queueing delay using timestamps (eRTT); 0 = plain RTT (for comparison)",
         },
+        ParamSpec {
+            name: "backlog_filter",
+            default: 0.0,
+            min: 0.0,
+            max: 1.0,
+            integer: true,
+            doc: "0 = backlog N' from every ACK's sample; 1 = from the smallest forward queueing delay of each RTT",
+        },
     ]
 };
 
@@ -106,10 +119,13 @@ pub struct EhstcpParams {
     pub n_star: f64,
     pub safety_rtts: f64,
     pub backward_correction: bool,
+    /// N' from the smallest forward queueing delay of each RTT instead of every sample.
+    pub backlog_per_rtt: bool,
 }
 
 impl EhstcpParams {
-    pub const PAPER: EhstcpParams = EhstcpParams { n_star: 10.0, safety_rtts: 5.0, backward_correction: true };
+    pub const PAPER: EhstcpParams =
+        EhstcpParams { n_star: 10.0, safety_rtts: 5.0, backward_correction: true, backlog_per_rtt: false };
 }
 
 /// The safety check after a gentler-than-HighSpeed reduction.
@@ -124,6 +140,14 @@ enum Safety {
         end: Instant,
         w_desg: u64,
     },
+}
+
+/// One RTT of samples for the filtered backlog: it ends at `end`; `least` is its sample with the
+/// smallest forward queueing delay.
+#[derive(Clone, Copy, Debug)]
+struct Round {
+    end: Instant,
+    least: DelaySample,
 }
 
 /// Delay measurements of one ACK.
@@ -147,6 +171,8 @@ pub struct Ehstcp {
     last: Option<DelaySample>,
     /// Latest backlog N' in segments.
     backlog: f64,
+    /// The round in progress when the backlog is filtered per RTT.
+    round: Option<Round>,
     safety: Safety,
 }
 
@@ -166,6 +192,7 @@ impl Ehstcp {
             rtt_max: None,
             last: None,
             backlog: 0.0,
+            round: None,
             safety: Safety::Off,
         }
     }
@@ -175,6 +202,7 @@ impl Ehstcp {
             n_star: p["n_star"],
             safety_rtts: p["safety_rtts"],
             backward_correction: p["backward_correction"] == 1.0,
+            backlog_per_rtt: p["backlog_filter"] == 1.0,
         };
         Ehstcp::new(Reno::from_params(RenoVariant::NewReno, p, cfg), Response::from_params(p), params)
     }
@@ -213,7 +241,24 @@ impl Ehstcp {
             },
         };
         let segments = self.reno.cwnd as f64 / self.reno.mss as f64;
-        self.backlog = segments * sample.forward_queueing.as_secs_f64() / sample.ertt.as_secs_f64();
+        let backlog = |s: DelaySample| segments * s.forward_queueing.as_secs_f64() / s.ertt.as_secs_f64();
+        if !self.params.backlog_per_rtt {
+            self.backlog = backlog(sample);
+        } else {
+            match &mut self.round {
+                Some(round) if ev.now < round.end => {
+                    if sample.forward_queueing < round.least.forward_queueing {
+                        round.least = sample;
+                    }
+                }
+                ended => {
+                    if let Some(round) = ended {
+                        self.backlog = backlog(round.least);
+                    }
+                    *ended = Some(Round { end: ev.now + rtt, least: sample });
+                }
+            }
+        }
         self.last = Some(sample);
     }
 
@@ -380,6 +425,36 @@ mod tests {
         }
         let grown = cc.cwnd() - before;
         assert!((850..=1000).contains(&grown), "{grown}");
+    }
+
+    #[test]
+    fn filtered_backlog_ignores_one_inflated_sample_and_follows_a_standing_queue() {
+        let per_rtt = EhstcpParams { backlog_per_rtt: true, ..EhstcpParams::PAPER };
+        // Empty path, 50 ms: the first sample starts a round ending at 1.05 s.
+        let mut cc = ehstcp(100, per_rtt);
+        cc.on_ack(&ack(1000, 30, 20));
+        // One ACK with 10 ms of forward queueing: raw N' = 100 x 10 / 60 = 16.7 > N* would switch
+        // to Reno's increase (as the per-ACK reading does), the round's minimum is still 0.
+        let raw = measured(100, EhstcpParams::PAPER, 40, 20);
+        assert_eq!(raw.phase(), "reno_increase");
+        cc.on_ack(&ack(1010, 40, 20));
+        assert_eq!(cc.phase(), "hstcp_increase");
+        cc.on_ack(&ack(1020, 30, 20));
+        // The round ends at this ACK, whose 10 ms of queueing opens the next round (60 ms long).
+        cc.on_ack(&ack(1051, 40, 20));
+        assert_eq!(cc.backlog(), 0.0, "the ended round's least queue was 0");
+        assert_eq!(cc.phase(), "hstcp_increase");
+        // At least 10 ms of queue on every ACK of the round (1.051-1.111 s).
+        for (t, fwd) in [(1060, 41), (1080, 42), (1110, 40)] {
+            cc.on_ack(&ack(t, fwd, 20));
+        }
+        assert_eq!(cc.phase(), "hstcp_increase", "the value holds until the round ends");
+        let segments = cc.cwnd() as f64 / MSS as f64;
+        cc.on_ack(&ack(1112, 45, 20));
+        // N' = cwnd x 10 / 60 (the round's least queue and its eRTT), from the window at the ACK.
+        let want = segments * 10.0 / 60.0;
+        assert!((cc.backlog() - want).abs() < 1e-9, "{} vs {want}", cc.backlog());
+        assert_eq!(cc.phase(), "reno_increase");
     }
 
     #[test]

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from tcpstart.batch import run_many
+from tcpstart.reproduce import ehstcp_backlog
 from tcpstart.reproduce.report import (
     Choice,
     Direction,
@@ -701,18 +702,11 @@ def reproduce(quick: bool) -> Report:
     )
     shared = _run_shared(mode)
     _table1(report, shared, mode)
+    ehstcp_backlog.run(report, shared, mode)
     _table2(report, mode)
     _figure1(report, shared, mode)
     _backward(report, mode)
     report.choices += [
-        Choice(
-            "Backlog N' of eq. 3: raw per-ACK samples or a per-RTT minimum",
-            "per ACK, raw samples (docs/algorithms/ehstcp.md, interpretation 12)",
-            "the paper gives the formula, not the sampling",
-            "a per-RTT minimum (the usual Vegas practice) is not a parameter of our implementation, so it is not "
-            "rerun here; the review of issue 20 measured 0.905 instead of 0.774 utilization with it in an audit build, "
-            "still below HSTCP's 0.952 (Table 1's utilization verdict would not change)",
-        ),
         Choice(
             "Queue, base RTT, durations, web load",
             f"1 BDP drop-tail, {BASE_RTT}, {FULL.duration:g} s ({FULL.warmup:g} s warm-up), Jump Start's web model",
