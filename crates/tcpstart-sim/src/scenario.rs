@@ -22,7 +22,9 @@ use crate::traffic::{stream, Stream};
 use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
 
 mod estimate;
+mod time_varying;
 pub use estimate::{Estimate, Limits, RawLimits};
+pub use time_varying::RawChange;
 
 /// A value written either as a number or as a string with a unit.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -125,6 +127,14 @@ pub struct RawNetwork {
     /// (left-to-right) flows travel on `bottleneck_rev`, so `reverse_ack_compression` acts on them.
     pub ack_compression: Option<RawAckCompression>,
     pub reverse_ack_compression: Option<RawAckCompression>,
+    /// Changes of the bottleneck's rate and delay over time (`[[network.schedule]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<RawChange>,
+    /// The schedule repeats with this period.
+    pub schedule_period: Option<Quantity>,
+    /// A mahimahi delivery trace file for each bottleneck direction.
+    pub trace: Option<String>,
+    pub reverse_trace: Option<String>,
 }
 
 /// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
@@ -293,6 +303,11 @@ pub struct Network {
     pub reverse_router_pps: Option<f64>,
     pub ack_compression: Option<AckCompressionSpec>,
     pub reverse_ack_compression: Option<AckCompressionSpec>,
+    /// Rate and delay changes of both bottleneck directions (the rate of the forward one).
+    pub schedule: Option<std::sync::Arc<crate::link_schedule::Schedule>>,
+    /// Delivery traces that decide when each bottleneck direction sends.
+    pub trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
+    pub reverse_trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
 }
 
 /// The queue discipline of a link.
@@ -941,6 +956,9 @@ impl RawScenario {
             Some(a) => a.resolve("network.aqm")?,
             None => Aqm::DropTail,
         };
+        let full_data_packet = mtu as u32 + if base_tcp.timestamps { crate::packet::TIMESTAMP_OPTION_BYTES } else { 0 };
+        let base_level = crate::link_schedule::Level { rate_bps, delay_ns: delay.as_nanos() as u64 };
+        let varying = time_varying::resolve(n, base_level, access_delay, full_data_packet)?;
         let network = Network {
             rate_bps,
             reverse_rate_bps,
@@ -976,6 +994,9 @@ impl RawScenario {
                 .as_ref()
                 .map(|a| a.resolve("network.reverse_ack_compression"))
                 .transpose()?,
+            schedule: varying.schedule,
+            trace: varying.trace,
+            reverse_trace: varying.reverse_trace,
         };
 
         let seed = self.seed.unwrap_or(1);

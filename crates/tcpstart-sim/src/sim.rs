@@ -172,6 +172,13 @@ impl Simulation {
         let captures: Vec<_> =
             links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         let scripted_drops = scenario.flows.iter().any(|f| !f.drop_transmissions.is_empty());
+        let mut lines = DelayLines::new(links.iter().map(|l| l.delay));
+        // A schedule's delay changes apply to both bottleneck directions.
+        if let Some(schedule) = scenario.network.schedule.as_ref().filter(|s| s.varies_delay()) {
+            for link in [BOTTLENECK, BOTTLENECK_REV] {
+                lines.vary(link, schedule.clone());
+            }
+        }
         Simulation {
             capturing: captures.iter().any(Option::is_some),
             captures,
@@ -181,7 +188,7 @@ impl Simulation {
             packet_trace: scenario.trace.packets.then(PacketTrace::default),
             scenario,
             events,
-            lines: DelayLines::new(links.iter().map(|l| l.delay)),
+            lines,
             links,
             pool: PacketPool::default(),
             conns,
