@@ -44,3 +44,15 @@ def test_a_schedule_survives_the_scenario_objects_and_slows_the_transfer() -> No
     # From 0.5 s the rate is a quarter: the rest of the transfer takes about four times as long.
     stepped = completion([{"at": "0.5s", "rate": "5Mbps"}])
     assert fixed < 2.5 and stepped > 1.8 * fixed, (fixed, stepped)
+
+
+def test_the_leo_preset_steps_its_rtt_at_the_handover() -> None:
+    res = ts.run(SCENARIOS / "path-leo-satellite.toml")
+    rtt = res.flows.filter(res.flows["rtt"].is_not_nan())
+    before = rtt.filter(rtt["t"] < 15.0)["rtt"]
+    after = rtt.filter(rtt["t"] > 15.1)["rtt"]
+    # 30 ms before the handover at 15 s (plus at most the 375 KB queue at 100 Mb/s, 30 ms);
+    # 40 ms after it, however empty the queue.
+    assert len(before) > 10 and len(after) > 10
+    assert 0.030 <= before.min() and before.max() < 0.030 + 0.031
+    assert after.min() >= 0.040
