@@ -176,6 +176,8 @@ pub struct RawTcp {
     pub delack_timeout: Option<Quantity>,
     /// ACKs sent at once, one per segment, when data starts (Linux quick-ACK mode); 0 = off.
     pub quickack: Option<u32>,
+    /// Data segments a connection sends before a controller's pacing rate spaces them (Linux: 10).
+    pub unpaced_segments: Option<u32>,
     pub rto_initial: Option<Quantity>,
     pub rto_min: Option<Quantity>,
     pub rto_max: Option<Quantity>,
@@ -333,6 +335,10 @@ pub struct TcpConfig {
     pub delack_count: u32,
     pub delack_timeout: Duration,
     pub quickack: u32,
+    /// The first `unpaced_segments` data segments (retransmissions included) leave without a
+    /// pacing gap after them, as Linux's `tcp_update_skb_after_send` does for 10 ("original
+    /// sch_fq does not pace first 10 MSS"). 0 = pace from the first segment.
+    pub unpaced_segments: u32,
     pub rto_initial: Duration,
     pub rto_min: Duration,
     pub rto_max: Duration,
@@ -630,6 +636,7 @@ impl RawTcp {
             delack_count,
             delack_timeout,
             quickack,
+            unpaced_segments,
             rto_initial,
             rto_min,
             rto_max,
@@ -697,6 +704,7 @@ impl RawTcp {
                 Duration::from_millis(500),
             )?,
             quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
+            unpaced_segments: in_range(&f("unpaced_segments"), self.unpaced_segments.unwrap_or(0), 0, 100_000)?,
             rto_initial: t("rto_initial", &self.rto_initial, &RTO_INITIAL, Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
