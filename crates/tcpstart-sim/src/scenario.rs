@@ -934,23 +934,8 @@ impl RawScenario {
             Some(q) => time("network.access_delay", q, Duration::ZERO, MAX_TIME)?,
             None => Duration::ZERO,
         };
-        let delay = match (&n.rtt, &n.delay) {
-            (Some(_), Some(_)) => return Err(ScenarioError::new("network.rtt", "give either rtt or delay, not both")),
-            (Some(q), None) => {
-                let rtt = time("network.rtt", q, Duration::from_micros(1), MAX_TIME)?;
-                let half = rtt / 2;
-                half.checked_sub(2 * access_delay).ok_or_else(|| {
-                    ScenarioError::new(
-                        "network.rtt",
-                        format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay),
-                    )
-                })?
-            }
-            (None, Some(q)) => time("network.delay", q, Duration::ZERO, MAX_TIME)?,
-            (None, None) => {
-                return Err(ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\""))
-            }
-        };
+        let delay = time_varying::bottleneck_delay("network", n.rtt.as_ref(), n.delay.as_ref(), access_delay)?
+            .ok_or_else(|| ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\""))?;
         if self.flows.is_empty() && self.web.is_empty() && self.udp.is_empty() {
             return Err(ScenarioError::new("flows", "at least one flow, web workload or UDP source is required"));
         }

@@ -80,25 +80,40 @@ pub(super) fn resolve(
             }
             level.rate_bps = rate(&f("rate"), q, 1e3, 1e13)?;
         }
-        level.delay_ns = match (&raw.rtt, &raw.delay) {
-            (Some(_), Some(_)) => return Err(ScenarioError::new(f("rtt"), "give either rtt or delay, not both")),
-            (Some(q), None) => {
-                let rtt = time(&f("rtt"), q, Duration::from_micros(1), MAX_TIME)?;
-                (rtt / 2).checked_sub(2 * access_delay).ok_or_else(|| {
-                    ScenarioError::new(
-                        f("rtt"),
-                        format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay),
-                    )
-                })?
-            }
-            (None, Some(q)) => time(&f("delay"), q, Duration::ZERO, MAX_TIME)?,
-            (None, None) => Duration::from_nanos(level.delay_ns),
+        if let Some(d) =
+            bottleneck_delay(&format!("network.schedule[{i}]"), raw.rtt.as_ref(), raw.delay.as_ref(), access_delay)?
+        {
+            level.delay_ns = d.as_nanos() as u64;
         }
-        .as_nanos() as u64;
         changes.push(Change { at_ns, level });
     }
     let schedule = (!changes.is_empty()).then(|| Arc::new(Schedule { base, changes, period_ns }));
     Ok(Variation { schedule, trace, reverse_trace })
+}
+
+/// The bottleneck's one-way delay from `{at}.rtt` (the path's base RTT: both bottleneck
+/// directions and the four access links) or `{at}.delay`; `None` when neither is given.
+pub(super) fn bottleneck_delay(
+    at: &str,
+    rtt: Option<&Quantity>,
+    delay: Option<&Quantity>,
+    access_delay: Duration,
+) -> Result<Option<Duration>, ScenarioError> {
+    let field = |name: &str| format!("{at}.{name}");
+    match (rtt, delay) {
+        (Some(_), Some(_)) => Err(ScenarioError::new(field("rtt"), "give either rtt or delay, not both")),
+        (Some(q), None) => {
+            let rtt = time(&field("rtt"), q, Duration::from_micros(1), MAX_TIME)?;
+            (rtt / 2).checked_sub(2 * access_delay).map(Some).ok_or_else(|| {
+                ScenarioError::new(
+                    field("rtt"),
+                    format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay),
+                )
+            })
+        }
+        (None, Some(q)) => Ok(Some(time(&field("delay"), q, Duration::ZERO, MAX_TIME)?)),
+        (None, None) => Ok(None),
+    }
 }
 
 fn read_trace(field: &str, file: &str, mtu: u32) -> Result<Arc<DeliveryTrace>, ScenarioError> {
