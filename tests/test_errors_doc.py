@@ -117,6 +117,7 @@ TOML = [
     ("network", "ber = 0.5"),
     ("network", "router_pps = 0"),
     ("network", "router_pps = inf"),
+    ("network", 'ack_jitter = "2s"'),
     ("network", "hosts = 0"),
     ("network", "hosts = 5000000000"),
     ("network", 'access_delay = "60ms"'),

@@ -281,6 +281,13 @@ def test_identical_replications_are_reported(tmp_path: Path) -> None:
         jittered.run()
     assert jittered.results()["start"].n_unique() == 3
 
+    # The receivers' processing jitter changes what a lone flow does, replication by replication.
+    acks = ts.Sweep(small(ack_jitter="300us"), {"network.rtt": ["20ms"]}, replications=3, out=tmp_path / "k")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReplicationWarning)
+        assert acks.run().identical_cells == 0
+    assert acks.results()["completion_time"].n_unique() == 3
+
     lossy = ts.Sweep(small(loss=0.05), {"network.rtt": ["20ms", "30ms"]}, replications=3, out=tmp_path / "b")
     with warnings.catch_warnings():
         warnings.simplefilter("error", ReplicationWarning)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         Controller as Controller,
         ControllerError as ControllerError,
         Param as Param,
+        Receiver as Receiver,
         register as register,
     )
     from tcpstart.kernel import testbed as testbed
@@ -64,6 +65,7 @@ _EXPORTS = {
     "InvariantError": "tcpstart.simulate",
     "Limits": "tcpstart.scenario",
     "Range": "tcpstart.sweep",
+    "Receiver": "tcpstart.controllers",
     "Result": "tcpstart.results",
     "Scenario": "tcpstart.scenario",
     "ScenarioError": "tcpstart.scenario",

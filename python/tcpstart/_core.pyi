@@ -74,9 +74,15 @@ class ControllerError(RuntimeError):
     the simulated time and the callback; the controller's own exception is the __cause__."""
 
 def register_controller(
-    name: str, summary: str, reference: str, params: list[tuple[str, float, float, float, bool, str]], cls: Any
+    name: str,
+    summary: str,
+    reference: str,
+    params: list[tuple[str, float, float, float, bool, str]],
+    cls: Any,
+    receiver: Any = None,
 ) -> None:
-    """Registers a tcpstart.Controller subclass under `name` (tcpstart.register calls it)."""
+    """Registers a tcpstart.Controller subclass under `name`, with its tcpstart.Receiver subclass
+    if it has one (tcpstart.register calls it)."""
 
 # The events of a Python controller's callbacks (times in seconds, sizes in bytes), as the Rust
 # structs of crates/tcpstart-cc/src/events.rs.
@@ -143,3 +149,9 @@ class RtoEvent:
     now: float
     flight_size: int
     consecutive: int
+
+class SegmentArrival:
+    now: float
+    seq: int
+    len: int
+    mark: int

@@ -450,7 +450,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     verdicts = _table("paper", "source", "claim", "verdict")
     for name in todo:
         console.print(f"[bold]{name}[/bold]{' (quick)' if args.quick else ''}")
-        report = reproduce.reproduce(name, root / name, quick=args.quick)
+        report = reproduce.reproduce(
+            name, root / name, quick=args.quick, store=args.store, backend=args.backend, address=args.address, rerun=args.rerun
+        )
         for c in report.claims:
             verdicts.add_row(name, c.source, c.statement, report.status(c))
         if not args.quick:
@@ -632,6 +634,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", metavar="NAME", help=f"{', '.join(reproduce_names())} or all")
     p.add_argument("--out", metavar="DIR", type=_folder, help="parent folder of the reports (default: tcpstart-out/reproduce)")
     p.add_argument("--quick", action="store_true", help="smoke test: fewer seeds and points, verdicts not shown")
+    p.add_argument("--store", metavar="DIR", type=_folder, help="keep the measured runs here, so that a rerun simulates only what is missing (default: none kept)")
+    p.add_argument("--rerun", action="store_true", help="with --store: simulate every run again")
+    p.add_argument("--backend", choices=["local", "ray"], default="local", help="where runs are simulated (default: %(default)s)")
+    p.add_argument("--address", help="with --backend ray: the cluster's address (default: a local Ray instance)")
     p.set_defaults(func=cmd_reproduce)
 
     p = add("bench", "measure simulator speed and memory on the reference benchmarks", ['tcpstart bench B1', 'tcpstart bench B1 B2 --ns3', 'tcpstart bench B5 --runs 2000'])

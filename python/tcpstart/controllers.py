@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from tcpstart import _core
 
 if TYPE_CHECKING:
-    from tcpstart._core import AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent
+    from tcpstart._core import (
+        AckEvent,
+        CongestionEvent,
+        EstablishedEvent,
+        RecoveryExitEvent,
+        RtoEvent,
+        SegmentArrival,
+        SentEvent,
+    )
 
 # A Python controller failed: the message names the algorithm, the flow, the simulated time and
 # the callback, and the controller's own exception (with its traceback) is the __cause__.
@@ -45,6 +53,29 @@ class Param:
     doc: str = ""
 
 
+class Receiver:
+    """The receiver-side part of a Python algorithm, for schemes that measure something where the
+    data arrives and echo it to the sender (Modified Swift Start times a marked packet pair).
+
+    Set it as the controller's `receiver` class attribute. The receiver of each flow is built
+    with the flow's parameters (as attributes, like the controller's) and sees every arriving
+    data segment in `on_segment`; a number it returns rides on the next ACK the receiver sends
+    and reaches the sender's controller as `AckEvent.receiver_echo` (the last one wins when
+    several segments return one before an ACK leaves). The sender's controller marks segments
+    with `Controller.segment_mark`; the receiver reads the mark as `seg.mark`. An exception, or
+    a return that is not None or a whole number from 0, stops the run with a ControllerError.
+    """
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        for key, value in params.items():
+            setattr(self, key, value)
+
+    def on_segment(self, seg: SegmentArrival) -> Optional[int]:
+        """A data segment arrived (seg.now, seg.seq, seg.len, seg.mark); returns the value to
+        echo on the next ACK, or None."""
+        return None
+
+
 class Controller:
     """Base class of congestion controllers written in Python.
 
@@ -57,8 +88,9 @@ class Controller:
 
     Class attributes the simulator reads once per flow: `partial_ack_ends_recovery` (True:
     Reno's recovery, any new ACK ends it; False: NewReno's), `uses_rate_samples` (True: `on_ack`
-    events carry `rate`, a delivery-rate sample; off by default, it costs time). `on_sent` is
-    called only when a subclass overrides it.
+    events carry `rate`, a delivery-rate sample; off by default, it costs time), `receiver` (a
+    `Receiver` subclass: the algorithm's receiver-side part, if it has one). `on_sent` and
+    `segment_mark` are called only when a subclass overrides them.
     """
 
     name: ClassVar[str]
@@ -66,6 +98,7 @@ class Controller:
     reference: ClassVar[str] = ""
     partial_ack_ends_recovery: ClassVar[bool] = False
     uses_rate_samples: ClassVar[bool] = False
+    receiver: ClassVar[Optional[type[Receiver]]] = None
 
     def __init__(self, params: dict[str, Any], mss: int, initial_cwnd: int, initial_ssthresh: int) -> None:
         for key, value in params.items():
@@ -83,11 +116,21 @@ class Controller:
         """Whether `on_sent` is overridden: only then is it called, once per segment sent."""
         return type(self).on_sent is not Controller.on_sent
 
+    @property
+    def marks_segments(self) -> bool:
+        """Whether `segment_mark` is overridden: only then is it called, once per segment sent."""
+        return type(self).segment_mark is not Controller.segment_mark
+
     def on_established(self, ev: EstablishedEvent) -> None:
         """The handshake completed (ev.handshake_rtt, ev.queued_bytes, ev.rwnd)."""
 
     def on_sent(self, ev: SentEvent) -> None:
         """A data segment left (ev.seq, ev.len, ev.is_retransmission, ev.bytes_in_flight)."""
+
+    def segment_mark(self, seq: int) -> int:
+        """A mark (0 to 255; 0: none) for the data segment starting at byte `seq`, about to be
+        sent: what the `receiver` reads as `seg.mark` (a packet pair's first and second, say)."""
+        return 0
 
     def on_ack(self, ev: AckEvent) -> None:
         """An ACK arrived, duplicates included (ev.bytes_acked, ev.rtt_sample, ev.in_recovery, ...)."""
@@ -113,6 +156,15 @@ def params_of(cls: type) -> dict[str, Param]:
     return found
 
 
+# The classes registered in this process, by name: what the Ray backend ships to its workers.
+_registered: dict[str, type[Controller]] = {}
+
+
+def registered() -> dict[str, type[Controller]]:
+    """The Controller classes registered in this process, by name."""
+    return dict(_registered)
+
+
 def register(cls: type[Controller]) -> type[Controller]:
     """Registers a Controller subclass under its `name`, so scenarios can name it; registering a
     name again replaces the earlier class (the built-in names cannot be taken). Returns the class,
@@ -131,5 +183,9 @@ def register(cls: type[Controller]) -> type[Controller]:
         except (TypeError, ValueError):
             raise ValueError(f"{cls.__name__}.{key}: default, min and max must be numbers, got {p}") from None
         specs.append((key, *bounds, bool(p.integer), p.doc))
-    _core.register_controller(name, summary, reference, specs, cls)
+    receiver = cls.receiver
+    if receiver is not None and not (isinstance(receiver, type) and issubclass(receiver, Receiver)):
+        raise ValueError(f"{cls.__name__}.receiver: must be a subclass of tcpstart.Receiver or None, got {receiver!r}")
+    _core.register_controller(name, summary, reference, specs, cls, receiver)
+    _registered[name] = cls
     return cls

@@ -131,6 +131,9 @@ class Dumbbell:
     reverse_router_pps: Optional[float] = None
     ack_compression: Optional[AckCompression] = None
     reverse_ack_compression: Optional[AckCompression] = None
+    ack_jitter: Optional[Quantity] = None
+    """Receiver hosts' processing jitter: each packet a receiver sends (the flows' ACKs) waits an
+    extra uniform draw in [0, ack_jitter), in order; makes replications of a campaign differ."""
     # Time-varying bottleneck (docs/network-elements.md, "Time-varying links"): changes of rate
     # and delay, `[{"at": "10s", "rate": "5Mbps", "rtt": "40ms"}, ...]`, repeating every
     # `schedule_period` if set; mahimahi delivery trace files for each direction.

@@ -4,6 +4,7 @@
 //! attach one value to the next ACK; the sender hands it to the controller as
 //! [`crate::AckEvent::receiver_echo`].
 
+use crate::controller::ControllerFailure;
 use crate::time::Instant;
 
 /// A data segment as the receiver sees it.
@@ -19,4 +20,10 @@ pub struct SegmentArrival {
 pub trait ReceiverHook: Send {
     /// Called for each arriving data segment; returns a value to echo on the next ACK, if any.
     fn on_segment(&mut self, seg: &SegmentArrival) -> Option<u64>;
+    /// The failure of a hook that cannot go on (code outside tcpstart, a Python receiver, raised
+    /// an error or returned something that is not an echo), asked after each `on_segment`: the
+    /// simulator stops the run with it, as for a failed controller.
+    fn take_failure(&mut self) -> Option<ControllerFailure> {
+        None
+    }
 }

@@ -19,8 +19,8 @@ use pyo3::types::{PyDict, PyFloat, PyString};
 
 use tcpstart_cc::registry::leak;
 use tcpstart_cc::{
-    AlgorithmInfo, CcConfig, CongestionControl, ControllerFailure, Duration, Instant, ParamSpec, Params,
-    PartialAckPolicy,
+    AlgorithmInfo, BuildReceiver, CcConfig, CongestionControl, ControllerFailure, Duration, Instant, ParamSpec, Params,
+    PartialAckPolicy, ReceiverHook, SegmentArrival,
 };
 
 fn secs(d: Duration) -> f64 {
@@ -113,6 +113,12 @@ event_classes! {
         flight_size: u64 = |e| e.flight_size;
         consecutive: u32 = |e| e.consecutive;
     }
+    Segment(tcpstart_cc::SegmentArrival) as "SegmentArrival" {
+        now: f64 = |e| e.now.as_secs_f64();
+        seq: u64 = |e| e.seq;
+        len: u32 = |e| e.len;
+        mark: u8 = |e| e.mark;
+    }
 }
 
 /// Distinct phase names a controller may use: the trace codes a run's phases in a byte.
@@ -135,13 +141,15 @@ fn intern_phase(name: &str) -> &'static str {
 }
 
 /// The callbacks, in the order of `PyController::methods`.
-const CALLBACKS: [&str; 6] = ["on_established", "on_sent", "on_ack", "on_congestion", "on_recovery_exit", "on_rto"];
+const CALLBACKS: [&str; 7] =
+    ["on_established", "on_sent", "on_ack", "on_congestion", "on_recovery_exit", "on_rto", "segment_mark"];
 const ESTABLISHED: usize = 0;
 const SENT: usize = 1;
 const ACK: usize = 2;
 const CONGESTION: usize = 3;
 const RECOVERY_EXIT: usize = 4;
 const RTO: usize = 5;
+const MARK: usize = 6;
 
 /// One flow's Python controller.
 pub struct PyController {
@@ -159,6 +167,11 @@ pub struct PyController {
     /// The distinct phase names it has used.
     phases: Vec<&'static str>,
     observes_sends: bool,
+    /// `on_sent` and `segment_mark` are overridden (each is called only then).
+    calls_on_sent: bool,
+    marks_segments: bool,
+    /// Simulated time of the latest callback, for naming the time of a `segment_mark` failure.
+    now: Instant,
     uses_rate_samples: bool,
     partial_ack_policy: PartialAckPolicy,
     failure: Option<ControllerFailure>,
@@ -181,22 +194,20 @@ impl PyController {
             phase_obj: None,
             phases: Vec::new(),
             observes_sends: false,
+            calls_on_sent: false,
+            marks_segments: false,
+            now: Instant::ZERO,
             uses_rate_samples: false,
             partial_ack_policy: PartialAckPolicy::StayInRecovery,
             failure: None,
             failed: false,
         };
         let built = Python::with_gil(|py| -> PyResult<()> {
-            let values = PyDict::new(py);
-            for spec in specs {
-                let v = params[spec.name];
-                match spec.integer {
-                    true => values.set_item(spec.name, v as i64)?,
-                    false => values.set_item(spec.name, v)?,
-                }
-            }
+            let values = param_dict(py, params, specs)?;
             let obj = cls.bind(py).call1((values, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh))?;
-            c.observes_sends = obj.getattr(intern!(py, "observes_sends"))?.is_truthy()?;
+            c.calls_on_sent = obj.getattr(intern!(py, "observes_sends"))?.is_truthy()?;
+            c.marks_segments = obj.getattr(intern!(py, "marks_segments"))?.is_truthy()?;
+            c.observes_sends = c.calls_on_sent || c.marks_segments;
             c.uses_rate_samples = obj.getattr(intern!(py, "uses_rate_samples"))?.is_truthy()?;
             if obj.getattr(intern!(py, "partial_ack_ends_recovery"))?.is_truthy()? {
                 c.partial_ack_policy = PartialAckPolicy::EndsRecovery;
@@ -216,6 +227,7 @@ impl PyController {
         if self.failed {
             return;
         }
+        self.now = now;
         let result = Python::with_gil(|py| {
             self.methods[which].call1(py, (Bound::new(py, event)?,))?;
             self.read_outputs(py)
@@ -307,7 +319,24 @@ impl CongestionControl for PyController {
         self.call(ESTABLISHED, ev.now, Established(*ev));
     }
     fn on_sent(&mut self, ev: &tcpstart_cc::SentEvent) {
-        self.call(SENT, ev.now, Sent(*ev));
+        if self.calls_on_sent {
+            self.call(SENT, ev.now, Sent(*ev));
+        }
+    }
+    fn segment_mark(&mut self, seq: u64) -> u8 {
+        if !self.marks_segments || self.failed {
+            return 0;
+        }
+        let mark = Python::with_gil(|py| -> PyResult<u8> {
+            let v = self.methods[MARK].call1(py, (seq,))?;
+            v.extract::<u8>(py).map_err(|_| {
+                PyValueError::new_err(format!("segment_mark must return a whole number from 0 to 255, got {v}"))
+            })
+        });
+        mark.unwrap_or_else(|e| {
+            self.fail(CALLBACKS[MARK], self.now, e);
+            0
+        })
     }
     fn on_ack(&mut self, ev: &tcpstart_cc::AckEvent) {
         self.call(ACK, ev.now, Ack(*ev));
@@ -347,19 +376,79 @@ impl CongestionControl for PyController {
     }
 }
 
+/// One flow's Python receiver-side hook (`Controller.receiver`, a `tcpstart.Receiver`
+/// subclass): it sees each arriving data segment and may echo a number on the next ACK.
+pub struct PyReceiver {
+    obj: Option<Py<PyAny>>,
+    failure: Option<ControllerFailure>,
+}
+
+impl PyReceiver {
+    /// Builds the receiver of class `cls` with the flow's parameters; a constructor that raises
+    /// gives a receiver that reports the failure at the first segment.
+    fn build(cls: &Py<PyAny>, params: &Params, specs: &[ParamSpec]) -> Self {
+        Python::with_gil(|py| match param_dict(py, params, specs).and_then(|values| cls.bind(py).call1((values,))) {
+            Ok(obj) => PyReceiver { obj: Some(obj.unbind()), failure: None },
+            Err(e) => PyReceiver {
+                obj: None,
+                failure: Some(ControllerFailure { event: "Receiver.__init__", at: Instant::ZERO, error: Box::new(e) }),
+            },
+        })
+    }
+}
+
+impl ReceiverHook for PyReceiver {
+    fn on_segment(&mut self, seg: &SegmentArrival) -> Option<u64> {
+        let obj = self.obj.as_ref()?;
+        let echo = Python::with_gil(|py| -> PyResult<Option<u64>> {
+            let v = obj.bind(py).call_method1(intern!(py, "on_segment"), (Bound::new(py, Segment(*seg))?,))?;
+            match v.is_none() {
+                true => Ok(None),
+                false => v.extract::<u64>().map(Some).map_err(|_| {
+                    PyValueError::new_err(format!("on_segment must return None or a whole number from 0, got {v}"))
+                }),
+            }
+        });
+        echo.unwrap_or_else(|e| {
+            self.obj = None;
+            self.failure = Some(ControllerFailure { event: "Receiver.on_segment", at: seg.now, error: Box::new(e) });
+            None
+        })
+    }
+    fn take_failure(&mut self) -> Option<ControllerFailure> {
+        self.failure.take()
+    }
+}
+
+/// The flow's parameters as the dict a Python controller or receiver is built with (an int
+/// where the parameter is `integer`).
+fn param_dict<'py>(py: Python<'py>, params: &Params, specs: &[ParamSpec]) -> PyResult<Bound<'py, PyDict>> {
+    let values = PyDict::new(py);
+    for spec in specs {
+        let v = params[spec.name];
+        match spec.integer {
+            true => values.set_item(spec.name, v as i64)?,
+            false => values.set_item(spec.name, v)?,
+        }
+    }
+    Ok(values)
+}
+
 /// One parameter as `tcpstart.Param` hands it over: (name, default, min, max, integer, doc).
 type RawParam = (String, f64, f64, f64, bool, String);
 
 /// Registers the `tcpstart.Controller` subclass `cls` under `name` (tcpstart.register calls it
-/// with the parameters it found on the class); a name or parameter table that is not allowed
-/// raises ValueError naming it.
+/// with the parameters it found on the class), with `receiver`, its receiver-side class, if it
+/// has one; a name or parameter table that is not allowed raises ValueError naming it.
 #[pyfunction]
+#[pyo3(signature = (name, summary, reference, params, cls, receiver=None))]
 pub fn register_controller(
     name: &str,
     summary: &str,
     reference: &str,
     params: Vec<RawParam>,
     cls: Py<PyAny>,
+    receiver: Option<Py<PyAny>>,
 ) -> PyResult<()> {
     let specs: &'static [ParamSpec] = Box::leak(
         params
@@ -381,5 +470,9 @@ pub fn register_controller(
     let build = Arc::new(move |p: &Params, cfg: &CcConfig| -> Box<dyn CongestionControl> {
         Box::new(PyController::build(name, &cls, p, cfg, specs))
     });
-    tcpstart_cc::register(info, build, None).map_err(|e| PyValueError::new_err(e.to_string()))
+    let receiver_hook = receiver.map(|rcls| -> Arc<BuildReceiver> {
+        let rcls = Arc::new(rcls);
+        Arc::new(move |p: &Params| -> Box<dyn ReceiverHook> { Box::new(PyReceiver::build(&rcls, p, specs)) })
+    });
+    tcpstart_cc::register(info, build, receiver_hook).map_err(|e| PyValueError::new_err(e.to_string()))
 }

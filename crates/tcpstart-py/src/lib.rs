@@ -491,6 +491,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py().get_type::<controller::Congestion>(),
         m.py().get_type::<controller::RecoveryExit>(),
         m.py().get_type::<controller::Rto>(),
+        m.py().get_type::<controller::Segment>(),
     ] {
         m.add(event.name()?, event)?;
     }

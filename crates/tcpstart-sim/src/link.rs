@@ -293,6 +293,10 @@ pub struct Link {
     /// In nanoseconds, as the packet path adds it to the time (a `Duration` is seconds and
     /// nanoseconds, converted at every addition).
     last_serialisation: (u32, u64),
+    /// Host processing jitter (ns, 0: none): each packet holds the transmitter for an extra
+    /// uniform draw in [0, jitter) from the link's stream. The packets keep their order, as in a
+    /// host that handles them one at a time.
+    jitter: u64,
     pub stats: LinkStats,
 }
 
@@ -324,8 +328,19 @@ impl Link {
             last_sojourn: None,
             // What `serialisation(0)` gives.
             last_serialisation: (0, min_spacing),
+            jitter: 0,
             stats: LinkStats::default(),
         }
+    }
+
+    /// Sets the host processing jitter (see [`Link::jitter`]); `None` or zero: none.
+    pub fn set_jitter(&mut self, jitter: Option<Duration>) {
+        self.jitter = jitter.map_or(0, |d| d.as_nanos() as u64);
+    }
+
+    #[cold]
+    fn draw_jitter(&mut self) -> u64 {
+        self.rng.gen_range(0..self.jitter)
     }
 
     /// Time (ns) the transmitter is busy with a packet: its serialisation at the link rate, or
@@ -372,20 +387,17 @@ impl Link {
     /// left of their delivery opportunity).
     #[inline(always)]
     fn start(&mut self, now: Instant, pkt: Queued, waited: bool) -> Instant {
-        if let Some(shape) = self.shape.as_mut() {
-            let end = shape.transmission_end(now.0, pkt.bytes, waited).max(now.0 + self.min_spacing);
-            return self.started(now, pkt, end);
-        }
-        let t = match self.last_serialisation {
-            (bytes, t) if bytes == pkt.bytes => t,
-            _ => self.serialisation(pkt.bytes),
+        let end = if let Some(shape) = self.shape.as_mut() {
+            shape.transmission_end(now.0, pkt.bytes, waited).max(now.0 + self.min_spacing)
+        } else {
+            let t = match self.last_serialisation {
+                (bytes, t) if bytes == pkt.bytes => t,
+                _ => self.serialisation(pkt.bytes),
+            };
+            self.last_serialisation = (pkt.bytes, t);
+            now.0 + t
         };
-        self.last_serialisation = (pkt.bytes, t);
-        self.started(now, pkt, now.0 + t)
-    }
-
-    #[inline(always)]
-    fn started(&mut self, now: Instant, pkt: Queued, end: u64) -> Instant {
+        let end = if self.jitter == 0 { end } else { end + self.draw_jitter() };
         let sojourn = now.0 - pkt.enqueued.0;
         self.stats.sojourn.record(sojourn);
         self.last_sojourn = Some(sojourn);

@@ -127,13 +127,19 @@ pub struct RawNetwork {
     /// (left-to-right) flows travel on `bottleneck_rev`, so `reverse_ack_compression` acts on them.
     pub ack_compression: Option<RawAckCompression>,
     pub reverse_ack_compression: Option<RawAckCompression>,
+    /// Receiver hosts' processing jitter: the longest extra time a packet a receiver sends (the
+    /// ACKs of the flows) waits in the host, drawn per packet; off when unset or zero.
+    pub ack_jitter: Option<Quantity>,
     /// Changes of the bottleneck's rate and delay over time (`[[network.schedule]]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<RawChange>,
     /// The schedule repeats with this period.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule_period: Option<Quantity>,
     /// A mahimahi delivery trace file for each bottleneck direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_trace: Option<String>,
 }
 
@@ -305,10 +311,18 @@ pub struct Network {
     pub reverse_router_pps: Option<f64>,
     pub ack_compression: Option<AckCompressionSpec>,
     pub reverse_ack_compression: Option<AckCompressionSpec>,
+    /// Left out of the resolved scenario when off, so that scenarios without it resolve to the
+    /// text they always had (a campaign's store keys runs by that text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_jitter: Option<Duration>,
     /// Rate and delay changes of both bottleneck directions (the rate of the forward one).
+    /// Left out when unset, as `ack_jitter`, and so are the traces.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<std::sync::Arc<crate::link_schedule::Schedule>>,
     /// Delivery traces that decide when each bottleneck direction sends.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
 }
 
@@ -517,6 +531,9 @@ fn fmt_rate(bps: f64) -> String {
         format!("{bps}bps")
     }
 }
+
+/// The longest receiver processing jitter: longer would be an outage, not jitter.
+const MAX_ACK_JITTER: Duration = Duration::from_secs(1);
 
 fn time(
     field: &(impl Display + ?Sized),
@@ -987,6 +1004,12 @@ impl RawScenario {
                 .as_ref()
                 .map(|a| a.resolve("network.reverse_ack_compression"))
                 .transpose()?,
+            ack_jitter: match &n.ack_jitter {
+                Some(q) => {
+                    Some(time("network.ack_jitter", q, Duration::ZERO, MAX_ACK_JITTER)?).filter(|d| !d.is_zero())
+                }
+                None => None,
+            },
             schedule: varying.schedule,
             trace: varying.trace,
             reverse_trace: varying.reverse_trace,

@@ -6,7 +6,7 @@ use tcpstart_cc::{registry, CcConfig, Instant};
 
 use crate::delay_line::{DelayLines, InFlight};
 use crate::event::{Event, EventQueue, TimerKind};
-use crate::invariant::Stopped;
+use crate::invariant::{ControllerError, Stopped};
 use crate::link::{Link, Offer};
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::pcap::PcapWriter;
@@ -401,6 +401,10 @@ impl Simulation {
             "flow {flow}: a sender deadline without its timer event"
         );
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
+        if let Some(failure) = conn.receiver.hook_failure.take() {
+            let e = ControllerError { algorithm: sender.algorithm(), flow, failure };
+            self.violation.get_or_insert(Stopped::Controller(Box::new(e)));
+        }
         let deadline = conn.receiver.delack_deadline;
         arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
     }

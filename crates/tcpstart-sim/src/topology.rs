@@ -91,14 +91,20 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
     for (i, h) in s.hosts.iter().enumerate() {
         for k in 0..4 {
             let idx = 2 + 4 * i + k;
-            links.push(Link::new(
+            let mut link = Link::new(
                 names[idx].clone(),
                 h.access_rate_bps,
                 h.access_delay,
                 Impairments::default(),
                 DropTail::new(net.access_queue).into(),
                 seed(idx),
-            ));
+            );
+            // The receiver host's processing: its outgoing access link (which never draws losses)
+            // draws the jitter from its own stream.
+            if k == 3 {
+                link.set_jitter(net.ack_jitter);
+            }
+            links.push(link);
         }
     }
     links

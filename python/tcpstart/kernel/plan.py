@@ -198,6 +198,8 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
     for key in ("router_pps", "reverse_router_pps", "ack_compression", "reverse_ack_compression"):
         if net[key] is not None:
             raise refuse(f"network.{key}", "has no kernel counterpart in the testbed")
+    if net.get("ack_jitter") is not None:  # left out of the resolved scenario when off
+        raise refuse("network.ack_jitter", "has no kernel counterpart in the testbed")
     if net["access_queue"] != {"Packets": 10000}:
         raise refuse("network.access_queue", "the testbed's access links are veths without a queue of their own")
     trace = resolved["trace"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from tcpstart.reproduce.report import Claim, Report, Value, Verdict
 
@@ -34,10 +34,24 @@ def reproducer(name: str) -> Callable[[bool], Report]:
     return module.reproduce
 
 
-def reproduce(name: str, out: Path, quick: bool = False) -> Report:
-    """Runs one paper's reproduction and writes its report folder to `out`."""
+def reproduce(
+    name: str,
+    out: Path,
+    quick: bool = False,
+    store: Optional[Path] = None,
+    backend: str = "local",
+    address: Optional[str] = None,
+    rerun: bool = False,
+) -> Report:
+    """Runs one paper's reproduction and writes its report folder to `out`. Its measured runs
+    (tcpstart.sweep.measure) are kept in `store` when given, so that running it again simulates
+    only what is missing (`rerun`: all of it), and run on `backend` ("local" or "ray" at
+    `address`)."""
+    from tcpstart.sweep.measure import measuring
+
     began = time.monotonic()
-    report = reproducer(name)(quick)
+    with measuring(store=store, backend=backend, address=address, rerun=rerun):
+        report = reproducer(name)(quick)
     report.write(out, run_seconds=time.monotonic() - began)
     return report
 

@@ -44,6 +44,7 @@ from tcpstart.reproduce.report import (
 )
 from tcpstart.results import Result
 from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace, Web
+from tcpstart.sweep.measure import measure_groups
 
 # Column label in the paper -> registered algorithm.
 ALGORITHMS = {"HSTCP": "highspeed", "STCP": "scalable", "BIC": "bic", "eHSTCP": "ehstcp"}
@@ -209,25 +210,16 @@ def _seeds(mode: Mode, rate: float) -> tuple[int, ...]:
     return mode.seeds if rate == TABLE1_RATE else mode.figure1_seeds
 
 
-# Runs per batch: a result holds every web object's summary (tens of thousands at 2 pages per
-# session-second), so the results are reduced to their metrics batch by batch; all at once
-# the full mode peaked at 3 GB.
-BATCH = 8
+# Runs per batch of a worker: a result holds every web object's summary (tens of thousands at 2
+# pages per session-second), so the results are reduced to their metrics batch by batch; all at
+# once the full mode peaked at 3 GB.
+BATCH = 4
 
 
 def _measure_batched(groups: list, measure: Callable[[Any, list[Result]], Any], progress: str) -> dict:
-    """`groups` is a list of (key, scenarios); returns {key: measure(key, results of those scenarios)}."""
-    out = {}
-    todo = list(groups)
-    while todo:
-        batch = []
-        while todo and sum(len(g[1]) for g in batch) < BATCH:
-            batch.append(todo.pop(0))
-        results = run_many([sc for _, scs in batch for sc in scs], progress=f"{progress} ({len(out) + len(batch)}/{len(groups)})")
-        for key, scs in batch:
-            out[key] = measure(key, results[: len(scs)])
-            results = results[len(scs) :]
-    return out
+    """`groups` is a list of (key, scenarios); returns {key: measure(key, results of those
+    scenarios)}, as measured runs (cached, resumable, on Ray when asked: tcpstart.sweep.measure)."""
+    return measure_groups(groups, measure, progress, batch=BATCH)
 
 
 def _run_shared(mode: Mode) -> dict:

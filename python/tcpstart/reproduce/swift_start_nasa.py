@@ -18,6 +18,7 @@ measured); a run that never paces used no estimate (it aborted to slow start).
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import math
 import random
@@ -50,6 +51,7 @@ from tcpstart.reproduce.report import (
 )
 from tcpstart.results import Result
 from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace, Udp
+from tcpstart.sweep.measure import measure_groups
 
 MSS = 1448
 GAMMAS = [1, 4, 8]
@@ -170,15 +172,14 @@ def _outcome(r: Result) -> Outcome:
 
 
 def _run(items: Sequence[tuple[K, Scenario]], reduce: Callable[[K, Result], V], label: str) -> dict[K, V]:
-    """Runs the scenarios on all cores, a batch at a time, keeping only `reduce` of each result:
-    hundreds of full traces would not fit in memory together."""
-    out: dict[K, V] = {}
-    batch = 32
-    for i in range(0, len(items), batch):
-        chunk = items[i : i + batch]
-        results = run_many([sc for _, sc in chunk], progress=f"{label} {i + len(chunk)}/{len(items)}")
-        out.update((key, reduce(key, r)) for (key, _), r in zip(chunk, results))
-    return out
+    """Runs the scenarios as measured runs (cached, resumable, on Ray when asked: see
+    tcpstart.sweep.measure), keeping only `reduce` of each result: hundreds of full traces would
+    not fit in memory together."""
+    return measure_groups([(key, [sc]) for key, sc in items], functools.partial(_first, reduce), label, batch=16)
+
+
+def _first(reduce: Callable[[K, Result], V], key: K, results: list[Result]) -> V:
+    return reduce(key, results[0])
 
 
 # Relative width of a cluster family in table 3.

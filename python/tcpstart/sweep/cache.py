@@ -8,7 +8,9 @@ costs more than a millisecond run on some disks. Layout under the store's root:
 
     packs/<name>.parquet   a batch of runs: a row per run and flow with the columns `run` (the
                            key), `scenario` (the JSON given to the core), `summary` (summary.json
-                           as text), `flow` and the flow's and bottleneck's metrics
+                           as text), `flow` and the flow's and bottleneck's metrics; or a batch
+                           of measured groups (tcpstart.sweep.measure): a row per group with
+                           `run`, `scenario` (a JSON list) and `measured` (the pickled value)
     traces/<key>/          a run's time series (Result.save), only when a campaign keeps them
 
 A pack is named by the hash of its runs' keys and written under a temporary name unique to the
@@ -181,15 +183,8 @@ class Store:
 
     def rows(self, keys: Iterable[str]) -> pl.DataFrame:
         """The flow rows (run, flow, metrics) of stored runs, each pack read once."""
-        index = self.index()
-        wanted: Dict[int, List[str]] = {}
-        for key in keys:
-            pack = index.get(key)
-            if pack is None:
-                raise KeyError(f"run {key[:12]} is not in the store {self.root}")
-            wanted.setdefault(pack, []).append(key)
         frames = []
-        for pack, runs in wanted.items():
+        for pack, runs in self._by_pack(keys).items():
             # Reading a whole pack is 3x as fast as a lazy scan of its measurements; a campaign
             # wants all of a pack's runs but when the store is shared.
             frame = pl.read_parquet(self.packs / self._names[pack]).drop(TEXT_COLUMNS)
@@ -197,6 +192,27 @@ class Store:
         rows = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame(schema={"run": pl.String})
         # A run stored in two packs (two campaigns that batched it differently) counts once.
         return rows.unique(["run", "flow"], keep="first", maintain_order=True)
+
+    def measured(self, keys: Iterable[str]) -> Dict[str, bytes]:
+        """The pickled values of measured groups (tcpstart.sweep.measure) by key, each pack read once."""
+        found: Dict[str, bytes] = {}
+        for pack, runs in self._by_pack(keys).items():
+            wanted = set(runs)
+            frame = pl.read_parquet(self.packs / self._names[pack], columns=["run", "measured"])
+            found.update((k, v) for k, v in frame.iter_rows() if k in wanted)
+        return found
+
+    def _by_pack(self, keys: Iterable[str]) -> Dict[int, List[str]]:
+        """Stored runs' keys by the number of the pack that holds them; a key not stored raises
+        KeyError."""
+        index = self.index()
+        wanted: Dict[int, List[str]] = {}
+        for key in keys:
+            pack = index.get(key)
+            if pack is None:
+                raise KeyError(f"run {key[:12]} is not in the store {self.root}")
+            wanted.setdefault(pack, []).append(key)
+        return wanted
 
     def _texts(self, key: str) -> Dict[str, Any]:
         pack = self.index().get(key)

@@ -15,6 +15,7 @@ another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -90,6 +91,18 @@ def _git_commit() -> Optional[str]:
 def _scalar(value: Value) -> Value:
     """An axis value as a table cell: lists and tables become their JSON text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str) if isinstance(value, (list, dict, tuple)) else value
+
+
+def _conform(parts: Sequence[Path]) -> None:
+    """Rewrites the parts of a table whose columns differ from the union of all parts' columns
+    (a column missing, or null where another part has numbers), one part at a time, so that all
+    have that one schema, with each column's type the common supertype, in first-seen order."""
+    schemas = [pl.read_parquet_schema(p) for p in parts]
+    unified = pl.concat([pl.DataFrame(schema=s) for s in schemas], how="diagonal_relaxed").schema
+    for part, schema in zip(parts, schemas):
+        if list(schema.items()) != list(unified.items()):
+            empty = pl.DataFrame(schema=unified)
+            pl.concat([empty, pl.read_parquet(part)], how="diagonal_relaxed").write_parquet(part)
 
 
 def replication_message(identical: int, replicated: int) -> str:
@@ -264,10 +277,11 @@ class Sweep:
             advance(len(keys))
 
         try:
+            work = functools.partial(backends.simulate_batch, keep_traces=self.keep_traces)
             if backend == "ray":
-                backends.run_ray(batches(), sink, self.keep_traces, address)
+                backends.run_ray(batches(), work, sink, address)
             else:
-                backends.run_local(batches(), sink, self.keep_traces, workers)
+                backends.run_local(batches(), work, sink, workers)
             identical, replicated = self._write_results(written, provenance)
         finally:
             shutil.rmtree(parts, ignore_errors=True)
@@ -297,9 +311,11 @@ class Sweep:
             table.write_parquet(tables[-1])
         path = self.out / "results.parquet"
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        # Row groups of 8,192 rows: with the default size the merge of a 100,000-run table held
-        # 115 MB, with these 63 MB.
-        pl.concat([pl.scan_parquet(t) for t in tables], how="diagonal_relaxed").sink_parquet(tmp, row_group_size=8192)
+        # One scan of all the parts, streamed into the file: memory stays flat in the number of
+        # parts (a concat of one scan per part held about 0.35 MB more per part). A multi-file
+        # scan wants one schema, so the parts are made to share theirs first.
+        _conform(tables)
+        pl.scan_parquet(tables).sink_parquet(tmp, row_group_size=8192)
         os.replace(tmp, path)
         return identical, replicated
 

@@ -46,6 +46,9 @@ pub struct Receiver {
     clock_offset: u64,
     hook: Option<Box<dyn ReceiverHook>>,
     pending_echo: Option<u64>,
+    /// The receiver-side hook failed (see [`ReceiverHook::take_failure`]): the simulator takes
+    /// it after the segment and stops the run.
+    pub hook_failure: Option<tcpstart_cc::ControllerFailure>,
 }
 
 impl Receiver {
@@ -64,6 +67,7 @@ impl Receiver {
             clock_offset,
             hook,
             pending_echo: None,
+            hook_failure: None,
         }
     }
 
@@ -106,6 +110,9 @@ impl Receiver {
             let arrival = SegmentArrival { now, seq: pkt.seq, len: pkt.len, mark: pkt.mark };
             if let Some(v) = hook.on_segment(&arrival) {
                 self.pending_echo = Some(v);
+            }
+            if let Some(failure) = hook.take_failure() {
+                self.hook_failure.get_or_insert(failure);
             }
         }
         let (start, end) = (pkt.seq, pkt.seq + pkt.len as u64);

@@ -205,6 +205,11 @@ impl Sender {
         }
     }
 
+    /// The name of the flow's algorithm.
+    pub fn algorithm(&self) -> &'static str {
+        self.cc.name()
+    }
+
     /// The phase a trace row shows: the controller's while the connection is established.
     pub fn phase(&self) -> &'static str {
         match self.state {
