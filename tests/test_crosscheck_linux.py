@@ -73,3 +73,23 @@ def test_every_case_runs_on_both_sides(c):
     d = scenario(c)
     plan = make_plan(validate(d))  # the testbed accepts it: no field refused
     assert [f.kernel_algorithm for f in plan.flows] == [{"newreno": "reno"}.get(c.algorithm, c.algorithm)] * c.flows
+
+
+def test_resimulate_keeps_the_kernels_runs_and_runs_both_tcpstart_models_again(cli, tmp_path):
+    kernel = [run(1.80, 20, 100), run(1.84, 30, 110)]
+    raw = tmp_path / "raw.json"
+    save_raw([case(run(9.0, 999, 999), kernel, "L1")], raw)
+    status, out, err = cli("crosscheck", "--linux", "--from-results", raw, "--resimulate", "--out", tmp_path / "x")
+    assert status == 0, err
+    again = json.loads((tmp_path / "x" / "crosscheck-linux.json").read_text())[0]
+    assert again["kernel"] == json.loads(json.dumps(kernel))
+    # A 2 MB transfer at 10 Mbit/s takes 1.6 s of serialisation alone; 9 s was the stale figure.
+    assert 1.6 < again["tcpstart"]["completion"] < 3.0
+    assert again["tcpstart_rfc"]["completion"] != again["tcpstart"]["completion"], "two models, two runs"
+    md = (tmp_path / "x" / "validation-linux.md").read_text()
+    assert "against tcpstart's RFC model with Linux's knob values" in md
+
+
+def test_resimulate_needs_saved_linux_results(cli, tmp_path):
+    status, out, err = cli("crosscheck", "--resimulate", "--out", tmp_path / "x")
+    assert status == 2 and "--resimulate" in err and len(err.strip().splitlines()) == 1

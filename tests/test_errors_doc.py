@@ -150,6 +150,7 @@ TOML = [
     ("tcp", "dupthresh = 0"),
     ("tcp", 'recovery = "rate-halving"'),
     ("tcp", 'rto_restart = "never"'),
+    ("tcp", 'profile = "bsd"'),
     ("tcp", "msss = 1000"),
     ("[flows]", 'algorithm = "cubic9"'),
     ("[flows]", 'size = "1XB"'),

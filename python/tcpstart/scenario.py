@@ -193,6 +193,8 @@ class Tcp:
     recovery: Optional[str] = None
     # Retransmission timer in recovery: "every_ack" (default with SACK) or "first_partial_ack".
     rto_restart: Optional[str] = None
+    # Whose TCP the endpoints model: "rfc" (default) or "linux" (docs/linux-profile.md).
+    profile: Optional[str] = None
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)

@@ -197,6 +197,8 @@ pub struct RawTcp {
     pub recovery: Option<String>,
     /// Retransmission timer during recovery: "every_ack" or "first_partial_ack".
     pub rto_restart: Option<String>,
+    /// Whose TCP the endpoints model where the RFCs leave a choice: "rfc" or "linux".
+    pub profile: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -365,6 +367,18 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     pub recovery: RecoveryWindow,
     pub rto_restart: RtoRestart,
+    pub profile: Profile,
+}
+
+/// Whose TCP the endpoints model (`tcp.profile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// The RFCs' rules with tcpstart's knobs (docs/model.md).
+    Rfc,
+    /// Linux's (docs/linux-profile.md): its receiver's ACKs and window, ssthresh and PRR from
+    /// cwnd, and Linux's defaults for MSS, RTO minimum, delayed-ACK timeout, quick ACKs, PRR.
+    Linux,
 }
 
 /// How the sender sets its window during SACK recovery (`tcp.recovery`).
@@ -582,6 +596,8 @@ struct TimeDefault {
 const RTO_INITIAL: TimeDefault = TimeDefault { value: Duration::from_secs(1), text: "1s" };
 const RTO_MIN: TimeDefault = TimeDefault { value: Duration::from_secs(1), text: "1s" };
 const RTO_MAX: TimeDefault = TimeDefault { value: Duration::from_secs(60), text: "60s" };
+const LINUX_RTO_MIN: TimeDefault = TimeDefault { value: Duration::from_millis(200), text: "200ms" };
+const LINUX_DELACK_TIMEOUT: TimeDefault = TimeDefault { value: Duration::from_millis(40), text: "40ms" };
 const DELACK_TIMEOUT: TimeDefault = TimeDefault { value: Duration::from_millis(200), text: "200ms" };
 const CLOCK_GRANULARITY: TimeDefault = TimeDefault { value: Duration::from_millis(1), text: "1ms" };
 const CLOCK_TICK: TimeDefault = TimeDefault { value: Duration::ZERO, text: "0s" };
@@ -624,6 +640,9 @@ const MAX_TIME: Duration = Duration::from_secs(100_000);
 const MAX_FLOWS_PER_ENTRY: u32 = 100_000;
 /// The default `tcp.mss`.
 const MSS: u32 = 1460;
+/// The default `tcp.mss` of the Linux profile: a 1500-byte MTU less 52 bytes of IP and TCP
+/// headers with the timestamp option.
+const LINUX_MSS: u32 = 1448;
 
 /// The path `parent.name` of a field, written out only when printed.
 #[derive(Clone, Copy)]
@@ -663,7 +682,8 @@ impl RawTcp {
             limited_transmit,
             dupthresh,
             recovery,
-            rto_restart
+            rto_restart,
+            profile
         )
     }
 
@@ -675,7 +695,17 @@ impl RawTcp {
             // Checked all the same: the default rto_max is too small for an rto_min above it.
             None => time_within(&f(name), default.value, default.text, min, max),
         };
-        let mss = in_range(&f("mss"), self.mss.unwrap_or(MSS), 64, 65_000)?;
+        let profile = match self.profile.as_deref() {
+            None | Some("rfc") => Profile::Rfc,
+            Some("linux") => Profile::Linux,
+            Some(other) => {
+                return Err(ScenarioError::new(f("profile"), format!("must be \"rfc\" or \"linux\", got {other:?}")))
+            }
+        };
+        let linux = profile == Profile::Linux;
+        // Linux's defaults: MSS of a 1500-byte MTU with timestamps, TCP_RTO_MIN (as the RTO's
+        // floor and its variance term's), TCP_ATO_MIN, TCP_MAX_QUICKACKS, PRR.
+        let mss = in_range(&f("mss"), self.mss.unwrap_or(if linux { LINUX_MSS } else { MSS }), 64, 65_000)?;
         let initial_window = match &self.initial_window {
             None => 10 * mss as u64,
             Some(Quantity::Number(n)) => {
@@ -696,7 +726,13 @@ impl RawTcp {
             Some(Quantity::Number(n)) => in_range(&f("initial_ssthresh"), *n, 2.0, 1e9)? as u64 * mss as u64,
             Some(q) => bytes(&f("initial_ssthresh"), q, 2.0 * mss as f64, 1e15)?,
         };
-        let rto_min = t("rto_min", &self.rto_min, &RTO_MIN, Duration::from_micros(1), MAX_TIME)?;
+        let rto_min = t(
+            "rto_min",
+            &self.rto_min,
+            if linux { &LINUX_RTO_MIN } else { &RTO_MIN },
+            Duration::from_micros(1),
+            MAX_TIME,
+        )?;
         let rto_max = t("rto_max", &self.rto_max, &RTO_MAX, rto_min, MAX_TIME)?;
         let sack = self.sack.unwrap_or(true);
         Ok(TcpConfig {
@@ -716,19 +752,26 @@ impl RawTcp {
             delack_timeout: t(
                 "delack_timeout",
                 &self.delack_timeout,
-                &DELACK_TIMEOUT,
+                if linux { &LINUX_DELACK_TIMEOUT } else { &DELACK_TIMEOUT },
                 Duration::from_micros(1),
                 Duration::from_millis(500),
             )?,
-            quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
-            unpaced_segments: in_range(&f("unpaced_segments"), self.unpaced_segments.unwrap_or(0), 0, 100_000)?,
+            quickack: in_range(&f("quickack"), self.quickack.unwrap_or(if linux { 16 } else { 0 }), 0, 100_000)?,
+            unpaced_segments: in_range(
+                &f("unpaced_segments"),
+                self.unpaced_segments.unwrap_or(if linux { 10 } else { 0 }),
+                0,
+                100_000,
+            )?,
             rto_initial: t("rto_initial", &self.rto_initial, &RTO_INITIAL, Duration::from_micros(1), MAX_TIME)?,
             rto_min,
             rto_max,
             clock_granularity: t(
                 "clock_granularity",
                 &self.clock_granularity,
-                &CLOCK_GRANULARITY,
+                // Linux's RTO is SRTT + max(4 mdev, TCP_RTO_MIN) (`tcp_rtt_estimator` floors
+                // rttvar at the minimum RTO): RFC 6298's G in that role.
+                if linux { &LINUX_RTO_MIN } else { &CLOCK_GRANULARITY },
                 Duration::ZERO,
                 Duration::from_secs(1),
             )?,
@@ -737,6 +780,7 @@ impl RawTcp {
             limited_transmit: self.limited_transmit.unwrap_or(true),
             dupthresh: in_range(&f("dupthresh"), self.dupthresh.unwrap_or(3), 1, 1000)?,
             recovery: match self.recovery.as_deref() {
+                None if linux => RecoveryWindow::Prr,
                 None | Some("rfc6675") => RecoveryWindow::Rfc6675,
                 Some("prr") => RecoveryWindow::Prr,
                 Some(other) => {
@@ -750,7 +794,7 @@ impl RawTcp {
                 Some("every_ack") => RtoRestart::EveryAck,
                 Some("first_partial_ack") => RtoRestart::FirstPartialAck,
                 // RFC 6298 with SACK (Linux); RFC 6582's recommendation for NewReno without.
-                None if sack => RtoRestart::EveryAck,
+                None if sack || linux => RtoRestart::EveryAck,
                 None => RtoRestart::FirstPartialAck,
                 Some(other) => {
                     return Err(ScenarioError::new(
@@ -759,6 +803,7 @@ impl RawTcp {
                     ))
                 }
             },
+            profile,
         })
     }
 }

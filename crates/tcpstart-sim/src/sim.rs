@@ -379,7 +379,7 @@ impl Simulation {
 
     fn sync_timers(&mut self, flow: u32) {
         let conn = &mut self.conns[flow as usize];
-        let wanted = [conn.sender.rto_deadline, conn.receiver.delack_deadline, conn.sender.pace_deadline];
+        let wanted = [conn.sender.timer_deadline(), conn.receiver.delack_deadline, conn.sender.pace_deadline];
         for (idx, deadline) in wanted.into_iter().enumerate() {
             arm_timer(&mut self.events, conn, flow, idx, deadline);
         }
@@ -395,7 +395,7 @@ impl Simulation {
         // `after_sender`: its end was handled and its deadlines have events at or before them.
         debug_assert!(conn.finished || !sender.is_done(), "flow {flow}: finished unnoticed");
         debug_assert!(
-            [(TimerKind::Retransmit, sender.rto_deadline), (TimerKind::Pacing, sender.pace_deadline)]
+            [(TimerKind::Retransmit, sender.timer_deadline()), (TimerKind::Pacing, sender.pace_deadline)]
                 .into_iter()
                 .all(|(kind, d)| d.is_none_or(|d| conn.scheduled[timer_index(kind)].is_some_and(|s| s <= d))),
             "flow {flow}: a sender deadline without its timer event"

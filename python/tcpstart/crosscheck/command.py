@@ -29,10 +29,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--linux", action="store_true",
                    help="compare with the Linux kernel (tcpstart testbed, root) instead of ns-3: writes validation-linux.md")
     p.add_argument("--runs", type=int, default=3, help="--linux: kernel runs per scenario (default: %(default)s)")
+    p.add_argument("--resimulate", action="store_true",
+                   help="--linux --from-results: keep the kernel's runs, run tcpstart's side again")
     p.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
+    if args.resimulate and not (args.linux and args.from_results):
+        raise ValueError("--resimulate: needs --linux and --from-results (the kernel's runs to keep)")
     if args.linux:
         return run_linux(args)
     from tcpstart.crosscheck.matrix import ALGORITHMS, MATRIX
@@ -96,7 +100,7 @@ def _publish(out: Path, docs: Optional[str], name: str, save: Callable[[Path], N
 
 
 def run_linux(args: argparse.Namespace) -> int:
-    from tcpstart.crosscheck.linux import MATRIX, QUICK, compare, run_case
+    from tcpstart.crosscheck.linux import MATRIX, QUICK, compare, resimulate, run_case
     from tcpstart.crosscheck.linux_report import load_raw, save_raw, write
     from tcpstart.crosscheck.report import select
 
@@ -110,6 +114,12 @@ def run_linux(args: argparse.Namespace) -> int:
     check_output_folder(out)
     if args.from_results:
         results = load_raw(Path(args.from_results))
+        if args.cases:
+            results = [r for r in results if r["case"]["name"] in names]
+        if args.resimulate:
+            results = [resimulate(r) for r in results]
+            for r in results:
+                _case_line(r["case"]["name"], compare(r))
     else:
         from tcpstart.kernel import requirements
 
@@ -120,13 +130,18 @@ def run_linux(args: argparse.Namespace) -> int:
         results = []
         for case in cases:
             r = run_case(case, args.runs)
-            c = compare(r)
-            print(f"{case.name:>4} {case.describe()}: completion {c['completion_diff'] * 100:+.1f}% "
-                  f"(kernel spread {c['completion_spread'] * 100:.1f}%), cwnd distance {c['distance']:.3f} "
-                  f"(kernel's own {c['self_distance']:.3f})", flush=True)
+            _case_line(f"{case.name} {case.describe()}", compare(r))
             results.append(r)
     command = "tcpstart crosscheck --linux" + (" --quick" if args.quick else "") + (
-        f" --runs {args.runs}" if args.runs != 3 else "") + (f" --docs {args.docs}" if args.docs else "")
+        f" --runs {args.runs}" if args.runs != 3 else "") + (
+        f" --from-results {Path(args.from_results).name} --resimulate" if args.resimulate else "") + (
+        f" --docs {args.docs}" if args.docs else "")
     _publish(out, args.docs, "validation-linux", lambda d: save_raw(results, d / "crosscheck-linux.json"),
              lambda md, img: write(results, md, img, command))
     return 0
+
+
+def _case_line(name: str, c: dict) -> None:
+    print(f"{name:>4}: completion {c['completion_diff'] * 100:+.1f}% (kernel spread "
+          f"{c['completion_spread'] * 100:.1f}%), cwnd distance {c['distance']:.3f} (kernel's own "
+          f"{c['self_distance']:.3f})", flush=True)

@@ -1,10 +1,11 @@
 """The Linux cross-check: the same scenarios on the kernel (tcpstart testbed, several runs each)
 and in tcpstart, compared against the kernel's own run-to-run spread.
 
-Both sides get one scenario dict. Its TCP settings are Linux's defaults where tcpstart has a
-knob for them (MSS 1448 = MTU 1500 with timestamps, initial window 10, minimum RTO 200 ms,
-delayed-ACK timeout 40 ms = TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery); the
-testbed maps the ones the kernel can be given and runs the kernel's own behaviour for the rest.
+Both sides get one scenario dict. Its TCP settings are tcpstart's Linux profile
+(`tcp.profile = "linux"`: MSS 1448 = MTU 1500 with timestamps, initial window 10, minimum RTO
+200 ms, delayed-ACK timeout 40 ms = TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery,
+Linux's receiver and ssthresh rules); the testbed maps the ones the kernel can be given and runs
+the kernel's own behaviour for the rest.
 The kernel's reno is tcpstart's newreno with abc = 0 (every acknowledged segment counts).
 """
 
@@ -69,11 +70,18 @@ MATRIX = [
 QUICK = ["L10", "L11", "L7"]
 
 
-def scenario(case: LinuxCase) -> dict[str, Any]:
+# tcpstart before its Linux profile: the RFC model with Linux's values where it has a knob.
+RFC_KNOBS = {"profile": "rfc", "mss": MSS, "rto_min": "200ms", "delack_timeout": "40ms", "quickack": 16,
+             "recovery": "prr"}
+
+
+def scenario(case: LinuxCase, profile: str = "linux") -> dict[str, Any]:
+    """The case's scenario, for both sides; `profile="rfc"`: tcpstart's RFC model with Linux's
+    knob values instead of the Linux profile (the comparison the report makes)."""
     return {
         "seed": 1,
         "network": {"rate": f"{case.rate_mbps}Mbps", "rtt": f"{case.rtt_ms}ms", "queue": case.queue_packets},
-        "tcp": {"mss": MSS, "rto_min": "200ms", "delack_timeout": "40ms", "quickack": 16, "recovery": "prr"},
+        "tcp": {"profile": "linux", "mss": MSS} if profile == "linux" else RFC_KNOBS,
         "flows": [{"algorithm": case.algorithm, "size": int(case.size_mb * 1e6), "start": f"{i * case.stagger}s",
                    **({"params": {"abc": 0}} if case.algorithm == "newreno" else {})}
                   for i in range(case.flows)],
@@ -137,13 +145,26 @@ def run_case(case: LinuxCase, runs: int, progress: Optional[Callable[[str], None
     load_before = os.getloadavg()
     kernel = [metrics(r) for r in ts.testbed(scenario(case), runs=runs)]
     load_after = os.getloadavg()
-    sim = metrics(ts.run(scenario(case)))
-    return {"case": asdict(case), "kernel": kernel, "tcpstart": sim, "load": [load_before[0], load_after[0]]}
+    return {"case": asdict(case), "kernel": kernel, **simulate(case), "load": [load_before[0], load_after[0]]}
 
 
-def compare(raw: dict[str, Any]) -> dict[str, Any]:
-    """The figures of one case: tcpstart next to the kernel's mean and range."""
-    k, s = raw["kernel"], raw["tcpstart"]
+def simulate(case: LinuxCase) -> dict[str, Any]:
+    """tcpstart's side of a case: its Linux profile, and the RFC model with Linux's knob values."""
+    import tcpstart as ts
+
+    return {"tcpstart": metrics(ts.run(scenario(case))), "tcpstart_rfc": metrics(ts.run(scenario(case, "rfc")))}
+
+
+def resimulate(raw: dict[str, Any]) -> dict[str, Any]:
+    """A case of an earlier cross-check with its tcpstart side run again (the kernel's runs kept):
+    how a change to the model moves the comparison, without minutes of real time per case."""
+    return {**raw, **simulate(LinuxCase(**raw["case"]))}
+
+
+def compare(raw: dict[str, Any], side: str = "tcpstart") -> dict[str, Any]:
+    """The figures of one case: tcpstart (`side`: "tcpstart", its Linux profile, or "tcpstart_rfc")
+    next to the kernel's mean and range."""
+    k, s = raw["kernel"], raw[side]
 
     def values(key: str) -> list[float]:
         return [m[key] for m in k if m[key] is not None]

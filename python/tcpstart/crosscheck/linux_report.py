@@ -68,8 +68,12 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         command,
         "```",
         "",
+        *(["The kernel's runs are those of an earlier `tcpstart crosscheck --linux` (its raw results, "
+           "crosscheck-linux.json, in its output folder); tcpstart's side was run again on them with this "
+           "version (`--resimulate`).", ""] if "--resimulate" in command else []),
         "Both sides: MSS 1448 (MTU 1500 with timestamps), initial window 10, SACK, timestamps, window scaling, "
-        "minimum RTO 200 ms; tcpstart's model knobs set to Linux's values (delayed-ACK timeout 40 ms = "
+        "minimum RTO 200 ms; tcpstart runs its Linux profile (`tcp.profile = \"linux\"`, docs/linux-profile.md: "
+        "the kernel's receiver ACKs and window, ssthresh and PRR from cwnd, RACK-TLP, delayed-ACK timeout 40 ms = "
         "TCP_ATO_MIN, 16 quick ACKs = TCP_MAX_QUICKACKS, PRR recovery). Queues in packets of 1500 bytes; the "
         "testbed maps rate and queue to the kernel's framing (docs/testbed.md).",
         "",
@@ -101,6 +105,7 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         f"{sum(c['distance'] <= max(DISTANCE_FACTOR * c['self_distance'], 0.05) for c in cmp)}/{n} cases "
         "are within; this is not the target, which is reported as set.",
         "",
+        *_rfc_line(results, n),
         *([f"Cases where a kernel run's delay line fell behind (the testbed's warning, S7): "
            f"{', '.join(c.name for r, c in zip(results, cases) if testbed_warned(r))}; without them, completion time "
            f"is within {TOLERANCE:.0%} on {sum(x['completion_ok'] for r, x in zip(results, cmp) if not testbed_warned(r))}/"
@@ -204,3 +209,16 @@ def load_raw(path: Path) -> list[dict[str, Any]]:
         return json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise ValueError(f"{path}: not a Linux cross-check result ({e})") from None
+
+
+def _rfc_line(results: list[dict[str, Any]], n: int) -> list[str]:
+    """The targets' figures of tcpstart's RFC model (with Linux's knob values) on the same kernel
+    runs, when the results hold them: what the Linux profile changed."""
+    if not all("tcpstart_rfc" in r for r in results):
+        return []
+    rfc = [compare(r, "tcpstart_rfc") for r in results]
+    return [f"The same kernel runs against tcpstart's RFC model with Linux's knob values (`tcp.profile = \"rfc\"`, "
+            f"the configuration before the Linux profile): completion time within {TOLERANCE:.0%} on "
+            f"{sum(c['completion_ok'] for c in rfc)}/{n}, retransmissions within range on "
+            f"{sum(bool(c['retx_within']) for c in rfc)}/{n}, slow-start exit on {sum(bool(c['exit_within']) for c in rfc)}/{n}, "
+            f"cwnd distance on {sum(c['distance_ok'] for c in rfc)}/{n}.", ""]

@@ -41,7 +41,8 @@ FIXED = {
     "limited_transmit": (True, "the kernel always uses limited transmit"),
 }
 # Model knobs: how the simulator approximates what the kernel does by itself.
-KERNEL_OWN = ("delack_timeout", "quickack", "recovery", "rto_restart", "clock_granularity", "clock_tick", "unpaced_segments")
+KERNEL_OWN = ("delack_timeout", "quickack", "recovery", "rto_restart", "clock_granularity", "clock_tick",
+              "unpaced_segments", "profile")
 
 
 def _secs(d: dict[str, int]) -> float:

@@ -13,13 +13,17 @@
 //! rcv_wnd / (2 rcv_mss)) of them, at least 2, and counts one down per ACK sent
 //! (`tcp_dec_quickack_mode`); with Linux's initial receive window of 10 segments that is 5, with
 //! a window of 32 segments or more it is 16.
+//!
+//! With `tcp.profile = "linux"` the ACK and window rules are Linux's instead ([`LinuxAck`]):
+//! quick ACKs re-entered whenever the window grows, receive-buffer autotuning, SACK compression.
 
 use std::collections::VecDeque;
 
 use tcpstart_cc::{Instant, ReceiverHook, SegmentArrival};
 
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
-use crate::scenario::TcpConfig;
+use crate::scenario::{Profile, TcpConfig};
+use crate::tcp::linux_ack::LinuxAck;
 
 /// 64 KB cap of the window field when window scaling is off.
 const UNSCALED_WINDOW_MAX: u64 = 65_535;
@@ -49,13 +53,16 @@ pub struct Receiver {
     /// The receiver-side hook failed (see [`ReceiverHook::take_failure`]): the simulator takes
     /// it after the segment and stops the run.
     pub hook_failure: Option<tcpstart_cc::ControllerFailure>,
+    /// The Linux profile's ACK and window rules (boxed: the other profile does without).
+    linux: Option<Box<LinuxAck>>,
+    /// An ACK is held back (the Linux profile's SACK compression) and goes out with the timer.
+    ack_held: bool,
 }
 
 impl Receiver {
     pub fn new(cfg: TcpConfig, clock_offset: u64, hook: Option<Box<dyn ReceiverHook>>) -> Self {
         Receiver {
             quickacks_left: cfg.quickack,
-            cfg,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             ooo_bytes: 0,
@@ -68,6 +75,9 @@ impl Receiver {
             hook,
             pending_echo: None,
             hook_failure: None,
+            linux: (cfg.profile == Profile::Linux).then(|| Box::new(LinuxAck::new(&cfg))),
+            ack_held: false,
+            cfg,
         }
     }
 
@@ -83,7 +93,10 @@ impl Receiver {
     }
 
     fn window(&self) -> u64 {
-        let w = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        let w = match &self.linux {
+            Some(l) => l.window(),
+            None => self.cfg.rcv_buf.saturating_sub(self.ooo_bytes),
+        };
         if self.cfg.window_scaling {
             w
         } else {
@@ -101,6 +114,9 @@ impl Receiver {
             }
         }
         if pkt.kind == PacketKind::Syn {
+            if let Some(l) = self.linux.as_mut() {
+                l.on_syn(now);
+            }
             self.ts_recent = pkt.ts().map_or(0, |t| t.0);
             let mut synack = self.ack_packet(now);
             synack.kind = PacketKind::SynAck;
@@ -119,31 +135,55 @@ impl Receiver {
         let had_hole = !self.ooo.is_empty();
         if end <= self.rcv_nxt {
             // A duplicate (spurious retransmission): ACK at once so the sender learns rcv_nxt.
+            if let Some(l) = self.linux.as_mut() {
+                l.on_duplicate();
+            }
             return Some(self.send_ack(now));
         }
         if start > self.rcv_nxt {
             self.insert_ooo(start, end);
+            let hold = self.linux.as_mut().and_then(|l| l.hold_sack(self.rcv_nxt, self.ooo_bytes));
+            if let Some(delay) = hold.filter(|_| self.cfg.delayed_ack) {
+                self.ack_held = true;
+                let due = now + delay;
+                self.delack_deadline = Some(self.delack_deadline.map_or(due, |d| d.min(due)));
+                return None;
+            }
             return Some(self.send_ack(now));
         }
         self.rcv_nxt = end;
         self.absorb_ooo();
-        if had_hole {
-            return Some(self.send_ack(now));
+        if let Some(l) = self.linux.as_mut() {
+            let clock = now.0 + self.clock_offset;
+            let tsecr = pkt.ts().map(|t| t.1);
+            l.on_data(now, end - start, self.rcv_nxt, tsecr, clock, self.ooo_bytes);
         }
         self.unacked_segments += 1;
-        if !self.cfg.delayed_ack || self.quickacks_left > 0 || self.unacked_segments >= self.cfg.delack_count {
-            return Some(self.send_ack(now));
+        let at_once = match &self.linux {
+            _ if had_hole || !self.cfg.delayed_ack => true,
+            Some(l) => l.ack_now(self.rcv_nxt, self.ooo_bytes, end - start),
+            None => self.quickacks_left > 0 || self.unacked_segments >= self.cfg.delack_count,
+        };
+        let ack = if at_once {
+            Some(self.send_ack(now))
+        } else {
+            if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + self.cfg.delack_timeout);
+            }
+            None
+        };
+        if let Some(l) = self.linux.as_mut() {
+            // The application reads what arrived in order.
+            let span = self.ooo.back().map_or(0, |&(_, e)| e - self.rcv_nxt);
+            l.on_read(now, self.rcv_nxt, span);
         }
-        if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.cfg.delack_timeout);
-        }
-        None
+        ack
     }
 
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: Instant) -> Option<Packet> {
         self.delack_deadline = None;
-        (self.unacked_segments > 0).then(|| self.send_ack(now))
+        (self.unacked_segments > 0 || self.ack_held).then(|| self.send_ack(now))
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
@@ -174,7 +214,11 @@ impl Receiver {
 
     fn send_ack(&mut self, now: Instant) -> Packet {
         self.unacked_segments = 0;
+        self.ack_held = false;
         self.delack_deadline = None;
+        if let Some(l) = self.linux.as_mut() {
+            l.on_ack_sent(self.rcv_nxt, self.ooo_bytes);
+        }
         self.quickacks_left = self.quickacks_left.saturating_sub(1);
         self.last_ack_sent = self.rcv_nxt;
         let mut ack = self.ack_packet(now);

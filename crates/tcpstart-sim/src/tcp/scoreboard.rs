@@ -127,6 +127,13 @@ impl Scoreboard {
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    /// Some segment is deemed lost and waits for its retransmission.
+    pub fn has_lost(&self) -> bool {
+        self.lost_waiting > 0
+    }
     pub fn get(&self, idx: usize) -> Option<&Segment> {
         self.segs.get(idx)
     }

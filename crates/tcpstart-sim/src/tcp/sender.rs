@@ -20,9 +20,10 @@ use tcpstart_cc::{
 
 use crate::invariant::{ControllerError, Stopped, Violation};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::{RecoveryWindow, RtoRestart, TcpConfig};
+use crate::scenario::{Profile, RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
 use crate::tcp::prr::Prr;
+use crate::tcp::rack::Rack;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 
@@ -48,6 +49,28 @@ struct Recovery {
     rescue_rxt: u64,
     /// `tcp.recovery = "prr"` with SACK, unless the controller sets the window itself.
     prr: Option<Prr>,
+}
+
+/// Linux's TCP_TIMEOUT_MIN (2 jiffies at HZ = 1000): added to the probe and reordering timers.
+const TIMEOUT_MIN: Duration = Duration::from_millis(2);
+
+/// Segments Linux puts in one paced TSO/GSO burst at `rate` bytes per second
+/// (`tcp_tso_autosize`, BBR's `bbr_tso_segs_goal`): the data of 2^-10 s (`sk_pacing_shift` 10),
+/// at least 2 (1 below 1.2 Mbit/s with BBR; taken as 2 throughout), at most 64 KB. The pacing gap
+/// after the burst covers all its bytes, so the rate holds over a burst.
+fn tso_segments(rate: f64, mss: u64) -> u32 {
+    let bytes = (rate / 1024.0).min(65_536.0);
+    ((bytes / mss as f64) as u32).max(2)
+}
+
+/// What the Linux profile's second timer waits for (Linux keeps it in the retransmission
+/// timer's slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Probe {
+    /// RFC 8985 tail loss probe.
+    Tail,
+    /// RACK's reordering window of a segment not yet deemed lost.
+    Reorder,
 }
 
 /// What NextSeg chose to send.
@@ -138,6 +161,12 @@ pub struct Sender {
     bdp: u64,
     pub rto_deadline: Option<Instant>,
     pub pace_deadline: Option<Instant>,
+    /// Linux profile with SACK: RACK-TLP's loss detection, its timer and the probe outstanding
+    /// (`tlp_high_seq`).
+    rack: Option<Rack>,
+    probe_deadline: Option<Instant>,
+    probe: Probe,
+    tlp_high: Option<u64>,
     pub stats: SenderStats,
     /// The first invariant this connection broke; the simulation collects it after each event
     /// the sender handled.
@@ -178,9 +207,22 @@ impl Sender {
             bdp,
             rto_deadline: None,
             pace_deadline: None,
+            rack: (cfg.profile == Profile::Linux && cfg.sack).then(Rack::default),
+            probe_deadline: None,
+            probe: Probe::Tail,
+            tlp_high: None,
             stats: SenderStats::default(),
             violation: None,
             cfg,
+        }
+    }
+
+    /// When the retransmission timer (or, in the Linux profile, the probe or reordering timer
+    /// in its slot) next wants `on_rto_timer`.
+    pub fn timer_deadline(&self) -> Option<Instant> {
+        match (self.rto_deadline, self.probe_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -281,6 +323,7 @@ impl Sender {
             cc.on_established(&EstablishedEvent { now: clock, handshake_rtt, queued_bytes, rwnd: pkt.rwnd })
         });
         self.try_send(now, out);
+        self.arm_probe(now, None);
     }
 
     fn on_ack(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
@@ -290,9 +333,15 @@ impl Sender {
             self.peer_tsval = tsval;
         }
         let mut newly_sacked = 0;
+        let min_rtt = self.rtt.min_rtt();
         if self.cfg.sack {
             for &(start, end) in &pkt.sack[..pkt.sack_count as usize] {
-                newly_sacked += self.board.sack(start, end, |s, tx| self.rate.on_sacked(s, tx));
+                newly_sacked += self.board.sack(start, end, |s, tx| {
+                    self.rate.on_sacked(s, tx);
+                    if let Some(rack) = self.rack.as_mut() {
+                        rack.on_delivered(clock, s, min_rtt);
+                    }
+                });
             }
         }
         let prior_in_flight = self.board.bytes_in_flight() + newly_sacked;
@@ -303,7 +352,15 @@ impl Sender {
         let mut rtt_sample = None;
         let mut bytes_acked = 0;
         if advanced {
-            let acked = self.board.ack_to(pkt.ack, |s, tx| self.rate.on_acked(s, tx));
+            let acked = self.board.ack_to(pkt.ack, |s, tx| {
+                self.rate.on_acked(s, tx);
+                if let Some(rack) = self.rack.as_mut().filter(|_| !s.sacked) {
+                    rack.on_delivered(clock, s, min_rtt);
+                }
+            });
+            if self.tlp_high.is_some_and(|h| pkt.ack >= h) {
+                self.tlp_high = None;
+            }
             bytes_acked = acked.bytes;
             delivered_data += acked.bytes - acked.previously_sacked;
             newly_sacked = newly_sacked.saturating_sub(acked.previously_sacked);
@@ -328,7 +385,12 @@ impl Sender {
                 self.rate.on_dupack();
             }
         }
-        if self.cfg.sack {
+        let mut reorder_wait = None;
+        if let Some(mut rack) = self.rack {
+            let reo_wnd = self.reo_wnd();
+            reorder_wait = rack.on_ack(clock, &mut self.board, reo_wnd);
+            self.rack = Some(rack);
+        } else if self.cfg.sack {
             self.board.detect_sack_losses(self.cfg.dupthresh);
         }
 
@@ -374,6 +436,81 @@ impl Sender {
             return;
         }
         self.try_send(now, out);
+        self.arm_probe(now, reorder_wait);
+    }
+
+    /// RACK's reordering window (`tcp_rack_reo_wnd`; a simulated path never reorders): none in
+    /// recovery, after a timeout until its data is acknowledged, or once dupthresh segments are
+    /// SACKed; else min RTT / 4, at most SRTT.
+    fn reo_wnd(&self) -> Duration {
+        let in_loss = self.recover.is_some_and(|r| self.snd_una < r);
+        let sacked_segments = self.board.sacked_bytes() / self.cfg.mss as u64;
+        match (self.rtt.min_rtt(), self.rtt.srtt()) {
+            (Some(min_rtt), Some(srtt)) if !in_loss && sacked_segments < self.cfg.dupthresh as u64 => {
+                (min_rtt / 4).min(srtt)
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// The Linux profile's second timer after an ACK or a send (`tcp_rack_mark_lost`'s
+    /// reordering timer, else `tcp_schedule_loss_probe`): RACK's wait for a segment not yet deemed
+    /// lost; or, in the open state with data out and no probe outstanding, a tail loss probe
+    /// 2 SRTT on (plus 200 ms for a single segment, for the peer's delayed ACK; plus
+    /// TCP_TIMEOUT_MIN else), never after the retransmission timer.
+    fn arm_probe(&mut self, now: Instant, reorder_wait: Option<Duration>) {
+        if self.rack.is_none() {
+            return;
+        }
+        self.probe_deadline = None;
+        if self.board.is_empty() || self.state != State::Established {
+            return;
+        }
+        if let Some(wait) = reorder_wait {
+            self.probe = Probe::Reorder;
+            self.probe_deadline = Some(now + wait + TIMEOUT_MIN);
+            return;
+        }
+        let open = self.recovery.is_none() && self.recover.is_none_or(|r| self.snd_una >= r);
+        if !open || self.tlp_high.is_some() {
+            return;
+        }
+        let pto = match self.rtt.srtt() {
+            Some(srtt) => 2 * srtt + if self.board.len() == 1 { self.cfg.rto_min } else { TIMEOUT_MIN },
+            None => self.cfg.rto_initial,
+        };
+        let at = now + pto;
+        self.probe = Probe::Tail;
+        self.probe_deadline = Some(self.rto_deadline.map_or(at, |r| r.min(at)));
+    }
+
+    /// The tail loss probe (`tcp_send_loss_probe`): a new segment if the receiver's window
+    /// allows one (whatever cwnd says), else a retransmission of the highest unSACKed segment;
+    /// then the retransmission timer starts afresh.
+    fn send_probe(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        let len = (self.cfg.mss as u64).min(self.size.saturating_sub(self.snd_max));
+        if len > 0 && self.snd_max + len - self.snd_una <= self.rwnd {
+            self.send_segment(now, None, out);
+        } else if let Some(idx) = self.board.highest_unsacked() {
+            self.send_segment(now, Some(idx), out);
+        }
+        self.tlp_high = Some(self.snd_max);
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// RACK's reordering timer (`tcp_rack_reo_timeout`): segments whose wait is over are lost;
+    /// a loss starts recovery (counted as one segment delivered, as Linux's `tcp_cwnd_reduction`
+    /// call there) and the retransmissions go out.
+    fn reorder_timeout(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        let Some(rack) = self.rack else { return };
+        let reo_wnd = self.reo_wnd();
+        let wait = rack.detect(self.clock(now), &mut self.board, reo_wnd);
+        if self.board.has_lost() && self.recovery.is_none() && self.recovery_allowed() {
+            self.enter_recovery(now, self.cfg.mss as u64, out);
+        }
+        self.try_send(now, out);
+        self.rto_deadline = Some(now + self.rtt.rto());
+        self.arm_probe(now, wait);
     }
 
     fn recently_window_blocked(&self, now: Instant) -> bool {
@@ -439,25 +576,51 @@ impl Sender {
             return;
         }
         let first_lost = || self.cfg.sack && self.board.get(0).is_some_and(|s| s.lost);
+        // RACK: any segment deemed lost (Linux `tcp_time_to_recover`: lost_out).
+        let trigger = match self.rack {
+            Some(_) => self.board.has_lost(),
+            None => self.dupacks >= self.cfg.dupthresh || first_lost(),
+        };
         // Most ACKs trigger nothing: the recovery rules are asked only when one does.
-        if !(self.cfg.fast_retransmit && (self.dupacks >= self.cfg.dupthresh || first_lost())) {
+        if !(self.cfg.fast_retransmit && trigger) {
             return;
         }
-        let allowed = match (self.recover, self.cc.partial_ack_policy()) {
+        if self.recovery_allowed() && !self.board.is_empty() {
+            self.enter_recovery(now, delivered_data, out);
+        }
+    }
+
+    /// Whether a new recovery may start (RFC 6582's `recover`; Reno without SACK forgets).
+    fn recovery_allowed(&self) -> bool {
+        match (self.recover, self.cc.partial_ack_policy()) {
             // Reno has no memory of earlier recoveries.
             (_, PartialAckPolicy::EndsRecovery) if !self.cfg.sack => true,
             (Some(r), _) if self.cfg.sack => self.snd_una >= r,
             (Some(r), _) => self.snd_una > r,
             (None, _) => true,
-        };
-        if allowed && !self.board.is_empty() {
-            self.enter_recovery(now, delivered_data, out);
+        }
+    }
+
+    /// What the controller is told was in flight at a loss: RFC 5681's FlightSize, or, in the
+    /// Linux profile, cwnd, from which Linux's `ssthresh()` hooks compute (`tcp_reno_ssthresh`:
+    /// cwnd / 2); the two part in a recovery soon after another, where cwnd is ssthresh and
+    /// FlightSize still holds the previous window's data.
+    fn loss_base(&self, flight_size: u64) -> u64 {
+        match self.cfg.profile {
+            Profile::Rfc => flight_size,
+            Profile::Linux => self.window(),
         }
     }
 
     fn enter_recovery(&mut self, now: Instant, delivered_data: u64, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
-        let flight_size = self.snd_max - self.snd_una - self.limited_transmit_bytes;
+        let flight_size = self.loss_base(self.snd_max - self.snd_una - self.limited_transmit_bytes);
+        // Linux's PRR divides by the cwnd before the reduction (tp->prior_cwnd); RFC 6937 by
+        // FlightSize.
+        let recover_fs = match self.cfg.profile {
+            Profile::Rfc => self.snd_max - self.snd_una,
+            Profile::Linux => self.window(),
+        };
         self.stats.fast_recoveries += 1;
         self.recover = Some(self.snd_max);
         let high_data = self.snd_max;
@@ -465,11 +628,14 @@ impl Sender {
         self.with_cc(now, |cc| cc.on_congestion(&CongestionEvent { now: clock, flight_size, high_data }));
         // Without SACK the dupthresh segments that left the network inflate the window.
         let inflation = if self.cfg.sack { 0 } else { (self.cfg.dupthresh as u64 * mss) as i64 };
-        self.board.mark_lost(0);
+        // RACK has marked what is lost already; else the first segment is the fast retransmission.
+        if self.rack.is_none() {
+            self.board.mark_lost(0);
+        }
         let use_prr = self.cfg.sack && self.cfg.recovery == RecoveryWindow::Prr && !self.cc.sets_recovery_window();
-        // RFC 6937: RecoverFS = SND.NXT - SND.UNA; the ACK that starts recovery counts as its first.
+        // The ACK that starts recovery counts as the first of PRR's.
         let prr = use_prr.then(|| {
-            let mut prr = Prr::new(self.snd_max - self.snd_una);
+            let mut prr = Prr::new(recover_fs);
             prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc.ssthresh(), mss);
             prr
         });
@@ -504,6 +670,17 @@ impl Sender {
 
     /// The retransmission timer expired.
     pub fn on_rto_timer(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        if self.probe_deadline.is_some_and(|d| d <= now) && self.state == State::Established {
+            self.probe_deadline = None;
+            match self.probe {
+                Probe::Tail => {
+                    self.send_probe(now, out);
+                    self.arm_probe(now, None);
+                }
+                Probe::Reorder => self.reorder_timeout(now, out),
+            }
+            return;
+        }
         if self.rto_deadline.is_none_or(|d| d > now) {
             return;
         }
@@ -519,7 +696,7 @@ impl Sender {
                 self.consecutive_rtos += 1;
                 let ev = RtoEvent {
                     now: self.clock(now),
-                    flight_size: self.snd_max - self.snd_una,
+                    flight_size: self.loss_base(self.snd_max - self.snd_una),
                     consecutive: self.consecutive_rtos,
                 };
                 self.with_cc(now, |cc| cc.on_rto(&ev));
@@ -529,6 +706,8 @@ impl Sender {
                 self.recovery = None;
                 self.dupacks = 0;
                 self.recover = Some(self.snd_max);
+                self.tlp_high = None;
+                self.probe_deadline = None;
                 self.next_send_at = now;
                 // RFC 6298 5.4: retransmit the earliest unacknowledged segment now.
                 self.retransmit_first_lost(now, out);
@@ -554,7 +733,8 @@ impl Sender {
         if self.snd_max < self.size {
             return Some(NextSeg::New);
         }
-        let rec = self.recovery.filter(|_| self.cfg.sack)?;
+        // Linux has neither rule: RACK and the tail loss probe find those losses.
+        let rec = self.recovery.filter(|_| self.cfg.sack && self.rack.is_none())?;
         if let Some(idx) = self.board.next_rule3() {
             return Some(NextSeg::Retransmit(idx));
         }
@@ -572,6 +752,8 @@ impl Sender {
             return;
         }
         let mss = self.cfg.mss as u64;
+        // Segments of the current paced burst still to go out at once (Linux profile).
+        let mut burst = 0;
         loop {
             let Some(next) = self.next_seg() else {
                 self.rate.check_app_limited(self.board.bytes_in_flight(), self.window(), false);
@@ -601,7 +783,7 @@ impl Sender {
             if retransmit.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
                 return;
             }
-            if self.cc_pacing_rate.is_some() && now < self.next_send_at {
+            if self.cc_pacing_rate.is_some() && now < self.next_send_at && burst == 0 {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
             }
@@ -614,6 +796,9 @@ impl Sender {
                 rec.rescue_rxt = rec.point;
             }
             self.send_segment(now, retransmit, out);
+            if let (Profile::Linux, Some(rate)) = (self.cfg.profile, self.cc_pacing_rate) {
+                burst = if burst == 0 { tso_segments(rate, mss) - 1 } else { burst - 1 };
+            }
         }
     }
 
@@ -705,6 +890,7 @@ impl Sender {
         self.stats.done_at = Some(now);
         self.rto_deadline = None;
         self.pace_deadline = None;
+        self.probe_deadline = None;
     }
 
     /// Runs a controller callback and keeps the milestones and window checks that follow it.
