@@ -14,7 +14,7 @@ from conftest import SCENARIOS
 from tcpstart.cli import build_parser
 from tcpstart.simulate import algorithms
 
-COMMANDS = ["compare", "run", "plot", "algorithms", "reproduce", "bench", "validate"]
+COMMANDS = ["compare", "run", "plot", "algorithms", "reproduce", "bench", "benchmark", "validate"]
 
 
 def test_version_names_the_build(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import runpy
+import shlex
 import sys
 import traceback
 from functools import partial
@@ -24,7 +25,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from tcpstart import plot
+from tcpstart import plot, startup_benchmark
 from tcpstart._files import atomic_directory, check_output_folder
 from tcpstart.batch import default_workers, run_many
 from tcpstart.controllers import ControllerError
@@ -654,6 +655,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ns3", action="store_true", help="also run B1-B4 in ns-3 3.44 (pip install ns3==3.44.post0)")
     p.set_defaults(func=cmd_bench)
 
+    p = add("benchmark", "rank start-up algorithms on the path presets: completion, loss, delay, harm to CUBIC", ['tcpstart benchmark --quick', 'tcpstart benchmark --out docs/benchmark', 'tcpstart benchmark --algos cubic,cubic+suss --paths geo-satellite,leo-satellite --sizes 30KB,1MB'])
+    p.add_argument("--scenarios", metavar="DIR", default="scenarios", help="folder of the path-*.toml presets (default: %(default)s)")
+    p.add_argument("--paths", help="presets by name, comma-separated, e.g. geo-satellite,leo-satellite (default: all)")
+    p.add_argument("--algos", help=f"algorithms, comma-separated (default: {','.join(startup_benchmark.ALGORITHMS)})")
+    p.add_argument("--sizes", help=f"transfer sizes, comma-separated (default: {','.join(startup_benchmark.SIZES)})")
+    p.add_argument("--replications", type=int, help=f"runs per cell, each starting a fraction of an RTT later (default: {startup_benchmark.REPLICATIONS})")
+    p.add_argument("--quick", action="store_true", help="smoke test: two paths, two algorithms, one size, one replication (options given still apply)")
+    p.add_argument("--workers", type=int, help="threads (default: one per core)")
+    p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/benchmark)")
+    p.set_defaults(func=cmd_benchmark)
+
     p = add("validate", "check a scenario file and print it with all defaults filled in", ['tcpstart validate scenarios/lossy-link.toml'])
     p.add_argument("scenario", metavar="SCENARIO", help="a scenario file: TOML, or a result folder's scenario.json")
     p.set_defaults(func=cmd_validate)
@@ -662,6 +674,35 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_command(commands)
     add_testbed_command(commands)
     return parser
+
+
+def _list(text: Optional[str]) -> Optional[list[str]]:
+    return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+
+def cmd_benchmark(args: argparse.Namespace) -> int:
+    quick = startup_benchmark.QUICK if args.quick else {}
+    replications = args.replications if args.replications is not None else quick.get("replications", startup_benchmark.REPLICATIONS)
+    if replications < 1:
+        raise ValueError(f"--replications: must be at least 1, got {replications}")
+    algos = _list(args.algos) or list(quick.get("algos") or startup_benchmark.ALGORITHMS)
+    known = {a["name"] for a in algorithms()}
+    for a in algos:
+        if a not in known:
+            raise ValueError(f"--algos: unknown algorithm {a!r}; see tcpstart algorithms")
+    sizes = _list(args.sizes) or list(quick.get("sizes") or startup_benchmark.SIZES)
+    for z in sizes:
+        startup_benchmark.size_bytes(z)
+    paths = startup_benchmark.load_paths(Path(args.scenarios), _list(args.paths) or quick.get("paths"))
+    out = Path(args.out or "tcpstart-out/benchmark")
+    check_output_folder(out)
+    rows = startup_benchmark.run_benchmark(paths, algos, sizes, replications, workers=args.workers, progress="benchmark")
+    command = "tcpstart " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["benchmark"] else "tcpstart benchmark"
+    with atomic_directory(out) as tmp:
+        board = startup_benchmark.write_outputs(tmp, rows, command)
+    print(startup_benchmark.markdown_table(board, startup_benchmark.BOARD_COLUMNS), end="")
+    print(f"{len(rows)} runs ({len(paths)} paths x {len(algos)} algorithms x {len(sizes)} sizes x {replications} replications, alone and against CUBIC); leaderboard.md, leaderboard.html, cells.csv and runs.csv in {out}")
+    return 0
 
 
 def _describe(e: Exception) -> str:

@@ -148,6 +148,13 @@ class Dumbbell:
     """Receiver hosts' processing jitter: each packet a receiver sends (the flows' ACKs) waits an
     extra uniform draw in [0, ack_jitter), in order; makes replications of a campaign differ."""
     quick_start: Optional[QuickStart] = None
+    # Time-varying bottleneck (docs/network-elements.md, "Time-varying links"): changes of rate
+    # and delay, `[{"at": "10s", "rate": "5Mbps", "rtt": "40ms"}, ...]`, repeating every
+    # `schedule_period` if set; mahimahi delivery trace files for each direction.
+    schedule: Optional[list[dict[str, Any]]] = None
+    schedule_period: Optional[Quantity] = None
+    trace: Optional[str] = None
+    reverse_trace: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.rtt is None and self.delay is None:
@@ -433,7 +440,7 @@ def read_scenario_file(path: str | os.PathLike[str]) -> dict[str, Any]:
                 if not isinstance(data, dict):
                     raise ScenarioError(f"{path}: a scenario is a JSON object, got {type(data).__name__}")
                 return data
-            return tomllib.load(f)
+            return _trace_files_from(Path(path).parent, tomllib.load(f))
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such file") from None
     except tomllib.TOMLDecodeError as e:
@@ -445,6 +452,18 @@ def read_scenario_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ScenarioError(f"{path}: not a UTF-8 text file") from None
     except OSError as e:
         raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def _trace_files_from(folder: Path, d: dict[str, Any]) -> dict[str, Any]:
+    """A scenario file names its trace files relative to itself; the core reads them relative to
+    the current directory, so they become absolute (and the scenario.json of a result names
+    them wherever it is read from)."""
+    network = d.get("network")
+    if isinstance(network, dict):
+        for key in ("trace", "reverse_trace"):
+            if isinstance(network.get(key), str):
+                network[key] = str((folder / network[key]).resolve())
+    return d
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

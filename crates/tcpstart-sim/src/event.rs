@@ -209,6 +209,12 @@ impl EventQueue {
         }
     }
 
+    /// Gives `link` a delay line of its own whose delay follows `schedule`; before the first
+    /// packet is propagated.
+    pub fn vary_delay(&mut self, link: u32, schedule: std::sync::Arc<crate::link_schedule::Schedule>) {
+        self.lines.vary(link, schedule);
+    }
+
     pub fn now(&self) -> Instant {
         self.now
     }

@@ -7,10 +7,12 @@
 pub mod ack_compression;
 pub mod columns;
 mod delay_line;
+pub mod delivery_trace;
 pub mod error;
 pub mod event;
 pub mod invariant;
 pub mod link;
+pub mod link_schedule;
 pub mod metrics;
 pub mod output;
 pub mod packet;

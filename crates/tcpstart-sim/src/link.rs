@@ -2,7 +2,8 @@
 //! serialises one packet at a time at the link rate (and no faster than the router's forwarding
 //! rate, when capped), and a propagation delay. Random loss and bit errors, when set, drop
 //! packets as they leave the transmitter. Packets propagating are in the simulation's
-//! [delay lines](crate::delay_line).
+//! [delay lines](crate::delay_line). A link's rate may also change over time, by a
+//! [schedule](crate::link_schedule) or a [delivery trace](crate::delivery_trace).
 
 use core::time::Duration;
 
@@ -11,6 +12,8 @@ use rand_pcg::Pcg64Mcg;
 use tcpstart_cc::Instant;
 
 use crate::ack_compression::AckCompressor;
+use crate::delivery_trace::TraceCursor;
+use crate::link_schedule::Schedule;
 use crate::queue::{Discipline, DropCause, Queued};
 use crate::quick_start::QuickStartRouter;
 
@@ -32,6 +35,35 @@ pub struct Impairments {
     pub ber: f64,
     /// Router forwarding rate cap: at most this many packets per second enter the link.
     pub max_pps: Option<f64>,
+}
+
+/// What decides when a transmission ends on a link whose rate is not constant.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Scheduled(std::sync::Arc<Schedule>),
+    Traced(TraceCursor),
+}
+
+impl Shape {
+    fn transmission_end(&mut self, now: u64, bytes: u32, waited: bool) -> u64 {
+        match self {
+            Shape::Scheduled(s) => s.transmission_end(now, bytes),
+            Shape::Traced(c) => c.transmission_end(now, bytes, waited),
+        }
+    }
+}
+
+impl Link {
+    /// Bits the link could have sent from the start to `end`: its utilisation's
+    /// denominator, by its schedule or its trace when it has one.
+    pub fn capacity_bits(&self, end: Instant) -> f64 {
+        let ns = end.0;
+        match &self.shape {
+            None => self.rate_bps * end.as_secs_f64(),
+            Some(Shape::Scheduled(s)) => s.bits_until(ns),
+            Some(Shape::Traced(c)) => c.trace().bytes_until(ns) as f64 * 8.0,
+        }
+    }
 }
 
 /// Sojourn times (queueing delay before transmission) of the packets a link sent: exact mean and
@@ -232,8 +264,10 @@ impl LinkStats {
 
 pub struct Link {
     pub name: String,
+    /// The nominal rate; the [`Shape`], when set, decides the transmissions instead.
     pub rate_bps: f64,
     pub delay: Duration,
+    pub shape: Option<Shape>,
     impairments: Impairments,
     /// Some loss is set (random or by bit errors): only then does a packet leaving the
     /// transmitter draw its fate, which the packet path otherwise skips with one test.
@@ -285,6 +319,7 @@ impl Link {
             name,
             rate_bps,
             delay,
+            shape: None,
             min_spacing,
             impairments,
             lossy: impairments.loss > 0.0 || impairments.ber > 0.0,
@@ -346,20 +381,27 @@ impl Link {
         s.last_change = now;
     }
 
-    /// Puts `pkt` on the transmitter; returns when its transmission ends.
+    /// Puts `pkt` on the transmitter; returns when its transmission ends. `waited`: it was
+    /// queued behind the packet that just finished (a delivery trace lets it use what that one
+    /// left of their delivery opportunity).
     #[inline(always)]
-    fn start(&mut self, now: Instant, pkt: Queued) -> Instant {
-        let t = match self.last_serialisation {
-            (bytes, t) if bytes == pkt.bytes => t,
-            _ => self.serialisation(pkt.bytes),
+    fn start(&mut self, now: Instant, pkt: Queued, waited: bool) -> Instant {
+        let end = if let Some(shape) = self.shape.as_mut() {
+            shape.transmission_end(now.0, pkt.bytes, waited).max(now.0 + self.min_spacing)
+        } else {
+            let t = match self.last_serialisation {
+                (bytes, t) if bytes == pkt.bytes => t,
+                _ => self.serialisation(pkt.bytes),
+            };
+            self.last_serialisation = (pkt.bytes, t);
+            now.0 + t
         };
-        self.last_serialisation = (pkt.bytes, t);
-        let t = if self.jitter == 0 { t } else { t + self.draw_jitter() };
+        let end = if self.jitter == 0 { end } else { end + self.draw_jitter() };
         let sojourn = now.0 - pkt.enqueued.0;
         self.stats.sojourn.record(sojourn);
         self.last_sojourn = Some(sojourn);
         self.transmitting = Some(pkt);
-        Instant(now.0 + t)
+        Instant(end)
     }
 
     /// Offers a packet (`enqueued` is set here). Every packet passes the queue discipline, even
@@ -372,7 +414,7 @@ impl Link {
         self.account_queue(now);
         if self.transmitting.is_none() && self.queue_passes_idle {
             // The queue is empty while the transmitter is idle (it takes the head at once).
-            return Offer::Transmitting(self.start(now, Queued { slot, bytes, enqueued: now }));
+            return Offer::Transmitting(self.start(now, Queued { slot, bytes, enqueued: now }, false));
         }
         if let Some(cause) = self.queue.enqueue(now, slot, bytes).drop_cause() {
             self.stats.count_drop(cause);
@@ -381,7 +423,7 @@ impl Link {
         if self.transmitting.is_none() {
             // The queue was empty (the transmitter takes the head at once), so this is `pkt`.
             let head = self.queue.dequeue(now, &mut Vec::new()).expect("the packet just queued");
-            return Offer::Transmitting(self.start(now, head));
+            return Offer::Transmitting(self.start(now, head, false));
         }
         self.queued.0 += 1;
         self.queued.1 += bytes as u64;
@@ -410,7 +452,7 @@ impl Link {
         if let Some(p) = &next {
             self.left_queue(p);
         }
-        let next = next.map(|p| (p, self.start(now, p)));
+        let next = next.map(|p| (p, self.start(now, p, true)));
         (done, survived, next)
     }
 

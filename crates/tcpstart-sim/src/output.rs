@@ -260,7 +260,7 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {
         .iter()
         .map(|l| {
             let st = &l.stats;
-            let capacity_bits = l.rate_bps * end.as_secs_f64();
+            let capacity_bits = l.capacity_bits(end);
             let sojourn = &st.sojourn;
             LinkSummary {
                 name: l.name.clone(),

@@ -23,7 +23,9 @@ use crate::traffic::{stream, Stream};
 use crate::units::{parse_bytes, parse_queue, parse_rate, parse_time, QueueLimit};
 
 mod estimate;
+mod time_varying;
 pub use estimate::{Estimate, Limits, RawLimits};
+pub use time_varying::RawChange;
 
 /// A value written either as a number or as a string with a unit.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -132,6 +134,17 @@ pub struct RawNetwork {
     /// A Quick-Start router (RFC 4782) deciding the requests of the SYNs that cross the
     /// bottleneck (the data direction of the normal flows).
     pub quick_start: Option<RawQuickStart>,
+    /// Changes of the bottleneck's rate and delay over time (`[[network.schedule]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<RawChange>,
+    /// The schedule repeats with this period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_period: Option<Quantity>,
+    /// A mahimahi delivery trace file for each bottleneck direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverse_trace: Option<String>,
 }
 
 /// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
@@ -318,6 +331,15 @@ pub struct Network {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_jitter: Option<Duration>,
     pub quick_start: Option<QuickStartSpec>,
+    /// Rate and delay changes of both bottleneck directions (the rate of the forward one).
+    /// Left out when unset, as `ack_jitter`, and so are the traces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<std::sync::Arc<crate::link_schedule::Schedule>>,
+    /// Delivery traces that decide when each bottleneck direction sends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reverse_trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
 }
 
 /// The queue discipline of a link.
@@ -1010,23 +1032,8 @@ impl RawScenario {
             Some(q) => time("network.access_delay", q, Duration::ZERO, MAX_TIME)?,
             None => Duration::ZERO,
         };
-        let delay = match (&n.rtt, &n.delay) {
-            (Some(_), Some(_)) => return Err(ScenarioError::new("network.rtt", "give either rtt or delay, not both")),
-            (Some(q), None) => {
-                let rtt = time("network.rtt", q, Duration::from_micros(1), MAX_TIME)?;
-                let half = rtt / 2;
-                half.checked_sub(2 * access_delay).ok_or_else(|| {
-                    ScenarioError::new(
-                        "network.rtt",
-                        format!("{rtt:?} is shorter than the access links' round trip ({:?})", 4 * access_delay),
-                    )
-                })?
-            }
-            (None, Some(q)) => time("network.delay", q, Duration::ZERO, MAX_TIME)?,
-            (None, None) => {
-                return Err(ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\""))
-            }
-        };
+        let delay = time_varying::bottleneck_delay("network", n.rtt.as_ref(), n.delay.as_ref(), access_delay)?
+            .ok_or_else(|| ScenarioError::new("network.rtt", "is required (or network.delay), e.g. \"200ms\""))?;
         if self.flows.is_empty() && self.web.is_empty() && self.udp.is_empty() {
             return Err(ScenarioError::new("flows", "at least one flow, web workload or UDP source is required"));
         }
@@ -1040,6 +1047,9 @@ impl RawScenario {
             Some(a) => a.resolve("network.aqm")?,
             None => Aqm::DropTail,
         };
+        let full_data_packet = mtu as u32 + if base_tcp.timestamps { crate::packet::TIMESTAMP_OPTION_BYTES } else { 0 };
+        let base_level = crate::link_schedule::Level { rate_bps, delay_ns: delay.as_nanos() as u64 };
+        let varying = time_varying::resolve(n, base_level, access_delay, full_data_packet)?;
         let network = Network {
             rate_bps,
             reverse_rate_bps,
@@ -1082,6 +1092,9 @@ impl RawScenario {
                 None => None,
             },
             quick_start: n.quick_start.as_ref().map(|q| q.resolve("network.quick_start")).transpose()?,
+            schedule: varying.schedule,
+            trace: varying.trace,
+            reverse_trace: varying.reverse_trace,
         };
 
         let seed = self.seed.unwrap_or(1);

@@ -175,6 +175,12 @@ impl Simulation {
         let captures: Vec<_> =
             links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         let scripted_drops = scenario.flows.iter().any(|f| !f.drop_transmissions.is_empty());
+        // A schedule's delay changes apply to both bottleneck directions.
+        if let Some(schedule) = scenario.network.schedule.as_ref().filter(|s| s.varies_delay()) {
+            for link in [BOTTLENECK, BOTTLENECK_REV] {
+                events.vary_delay(link, schedule.clone());
+            }
+        }
         Simulation {
             capturing: captures.iter().any(Option::is_some),
             captures,

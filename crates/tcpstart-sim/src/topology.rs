@@ -10,7 +10,8 @@
 //! sender i. Several flows and UDP sources may share a host pair, and so its access links.
 
 use crate::ack_compression::AckCompressor;
-use crate::link::{Impairments, Link};
+use crate::delivery_trace::TraceCursor;
+use crate::link::{Impairments, Link, Shape};
 use crate::packet::Direction;
 use crate::queue::{CoDel, Discipline, DropTail, Red};
 use crate::quick_start::QuickStartRouter;
@@ -81,6 +82,14 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
         ),
     ];
     links[BOTTLENECK as usize].quick_start = net.quick_start.map(|spec| QuickStartRouter::new(spec, net.rate_bps));
+    // A trace decides its direction's transmissions; otherwise a schedule that changes the rate
+    // decides the forward one's (`reverse_rate` stays constant).
+    links[0].shape = match (&net.trace, &net.schedule) {
+        (Some(t), _) => Some(Shape::Traced(TraceCursor::new(t.clone()))),
+        (None, Some(s)) if s.varies_rate() => Some(Shape::Scheduled(s.clone())),
+        _ => None,
+    };
+    links[1].shape = net.reverse_trace.as_ref().map(|t| Shape::Traced(TraceCursor::new(t.clone())));
     for (i, h) in s.hosts.iter().enumerate() {
         for k in 0..4 {
             let idx = 2 + 4 * i + k;

@@ -79,6 +79,16 @@ fn merge(base: &mut Value, over: &Value) {
     }
 }
 
+/// Makes a scenario's trace files relative to the current directory, as `tcpstart` does: a
+/// scenario file names them relative to itself.
+fn resolve_trace_files(scenario: &mut Value, dir: &Path) {
+    for key in ["trace", "reverse_trace"] {
+        if let Some(Value::String(file)) = scenario.pointer_mut(&format!("/network/{key}")) {
+            *file = dir.join(&*file).to_str().expect("a UTF-8 path").to_string();
+        }
+    }
+}
+
 /// Every file in `scenarios/`, then the fingerprint cases, as `cases.toml` defines them.
 fn cases() -> Vec<Case> {
     let spec = read_toml(&golden_dir().join("cases.toml"));
@@ -93,6 +103,7 @@ fn cases() -> Vec<Case> {
     for path in files {
         let stem = path.file_stem().and_then(|s| s.to_str()).expect("a UTF-8 file name").to_string();
         let mut scenario = read_toml(&path);
+        resolve_trace_files(&mut scenario, path.parent().expect("a file in scenarios/"));
         if let Some(set) = shorten.get(&stem) {
             merge(&mut scenario, set);
         }
