@@ -16,7 +16,7 @@ from rich.progress import Progress
 from tcpstart import _core
 from tcpstart.results import Result
 from tcpstart.simulate import run_in_turn
-from tcpstart.scenario import ScenarioLike
+from tcpstart.scenario import ScenarioError, ScenarioLike, scenario_dict, validate
 
 
 def default_workers() -> int:
@@ -109,7 +109,17 @@ def _run_chunks(chunks: list[Sequence[ScenarioLike]], workers: int, advance: Cal
         wait(others)
         raise
     if failed:
-        # Chunks are taken in order, so every chunk before the first failed one has been run:
-        # the lowest index holds the first invalid scenario.
-        raise failed[min(failed)]
+        first = min(failed)
+        # Chunks are taken in order, but one taken before the failed one may have been stopped
+        # by the flag before it reached an invalid scenario of its own: the first invalid
+        # scenario in the order given is looked for in those.
+        for i in range(first):
+            if len(done[i]) < len(chunks[i]):
+                for s in chunks[i]:
+                    d, path = scenario_dict(s)
+                    try:
+                        validate(d)
+                    except ScenarioError as e:
+                        raise ScenarioError(f"{path}: {e}" if path else str(e)) from None
+        raise failed[first]
     return [r for chunk in done for r in chunk]
