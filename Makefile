@@ -17,8 +17,8 @@ test-python: ## Python API and CLI tests against the installed package
 	$(PYTHON) -m pytest -q tests
 
 golden: ## regenerate the golden outputs on purpose, then review them (docs/testing.md)
-	TCPSTART_BLESS=1 cargo test -p tcpstart-sim --test golden --test columns_doc -- --nocapture
-	git status --short -- crates/tcpstart-sim/tests/golden/ docs/scenarios.md
+	TCPSTART_BLESS=1 cargo test -p tcpstart-sim --test golden --test columns_doc --test scenario_fields -- --nocapture
+	git status --short -- crates/tcpstart-sim/tests/golden/ docs/scenarios.md docs/scenario-reference.md
 	@echo "review: git diff crates/tcpstart-sim/tests/golden/ (and say why in the commit)"
 
 bench: ## B1-B4 natively, each in its own process: wall, packets and events per wall second, peak RSS

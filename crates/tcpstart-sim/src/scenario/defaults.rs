@@ -198,7 +198,43 @@ pub const DELACK_TIMEOUT: TimeDefault = TimeDefault { value: Duration::from_mill
 pub const CLOCK_GRANULARITY: TimeDefault = TimeDefault { value: Duration::from_millis(1), text: "1ms" };
 pub const CLOCK_TICK: TimeDefault = TimeDefault { value: Duration::ZERO, text: "0s" };
 
-/// The row of `table.name`.
-pub fn field(table: &str, name: &str) -> Option<&'static Field> {
-    FIELDS.iter().find(|f| f.table == table && f.name == name)
+
+/// The tables in the order the reference lists them, each with its heading.
+const TABLES: [(&str, &str); 10] = [
+    ("", "Top level"),
+    ("network", "`[network]`: the dumbbell"),
+    ("network.aqm", "`network.aqm`, `network.reverse_aqm`: queue discipline"),
+    ("network.ack_compression", "`network.ack_compression`, `network.reverse_ack_compression`"),
+    ("tcp", "`[tcp]`, `flows[i].tcp`, `web[i].tcp`: TCP options"),
+    ("flows", "`[[flows]]`: TCP flows"),
+    ("udp", "`[[udp]]`: UDP sources"),
+    ("web", "`[[web]]`: web workloads"),
+    ("trace", "`[trace]`: what is recorded"),
+    ("limits", "`[limits]`: what a run may use"),
+];
+
+/// The fields as Markdown: a section per table, a row per field.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for (table, heading) in TABLES {
+        out.push_str(&format!("### {heading}\n\n| field | type | default | range | meaning |\n|---|---|---|---|---|\n"));
+        for f in FIELDS.iter().filter(|f| f.table == table) {
+            let default = match f.default {
+                Unset::Value(v) => format!("`{v}`"),
+                Unset::Rule(r) => r.to_string(),
+                Unset::Required => "required".to_string(),
+            };
+            let cell = |s: &str| s.replace('|', "\\|");
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} |\n",
+                f.name,
+                f.kind,
+                cell(&default),
+                cell(f.range),
+                cell(f.meaning)
+            ));
+        }
+        out.push('\n');
+    }
+    out
 }
