@@ -11,6 +11,11 @@ def validate(scenario: str, toml: bool = False) -> str:
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
     """
 
+def expand(scenario: str) -> str:
+    """The run's scenario (given as JSON text) as JSON: every flow, host pair and page expanded,
+    in the simulator's units (bits per second, {"secs", "nanos"}). Raises ValueError like
+    `validate`."""
+
 def scenario_fields() -> str:
     """Every scenario field as JSON: a list of {table, name, kind, default, range, meaning}, the
     core's one table of fields and defaults; `default` is {"value": JSON literal}, {"rule": text}

@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional
 from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
 from tcpstart.crosscheck.matrix import IP_TCP_HEADER, PPP_HEADER, TIMESTAMP_OPTION
 from tcpstart.crosscheck.ns3build import available, build
-from tcpstart.scenario import validate
+from tcpstart.scenario import expanded
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def _wire_scale(mss: int, timestamps: bool) -> float:
 
 def ns3_args(name: str, duration: Optional[str]) -> list[str]:
     if name in TRANSFERS:
-        return transfer_args(validate(TRANSFERS[name](duration)), duration)
+        return transfer_args(expanded(TRANSFERS[name](duration)), duration)
     b = NS3_BENCHMARKS[name]
     if duration is None:
         raise ValueError(f"{name} needs a duration")

@@ -377,6 +377,16 @@ def validate_toml(d: dict[str, Any]) -> str:
     return _validated(d, toml=True)
 
 
+def expanded(d: dict[str, Any]) -> dict[str, Any]:
+    """The scenario as the simulator runs it: every flow, host pair and page expanded, in the
+    simulator's units (bits per second, {"secs", "nanos"}). For the tools that translate a
+    scenario to another simulator or a testbed; it does not read back as a scenario."""
+    try:
+        return json.loads(_core.expand(to_json(d)))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
 def _validated(d: dict[str, Any], toml: bool) -> str:
     if not isinstance(d, dict):
         raise ScenarioError(f"a scenario must be a table (dict), got {type(d).__name__}")

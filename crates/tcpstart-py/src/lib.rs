@@ -52,6 +52,15 @@ fn validate(scenario: &str, toml: bool) -> PyResult<String> {
     })
 }
 
+/// The run's scenario as JSON: every flow, host pair and page expanded, in the simulator's
+/// units (bits per second, {secs, nanos}); for the tools that translate a scenario to another
+/// simulator or a testbed.
+#[pyfunction]
+fn expand(scenario: &str) -> PyResult<String> {
+    let s = scenario::from_json(scenario).map_err(user_error)?;
+    Ok(serde_json::to_string(&s).expect("a scenario serialises"))
+}
+
 /// The estimated size of a scenario's run (given as JSON text) and its limits, as a dict;
 /// `refusal` is the one-line reason a run would be refused, or None. A scenario within its
 /// limits is also validated (a ValueError names a bad field); one beyond them is not expanded.
@@ -418,6 +427,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(run_all, m)?)?;
     m.add_class::<Run>()?;
     m.add_class::<Stop>()?;

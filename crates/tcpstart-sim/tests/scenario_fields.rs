@@ -82,7 +82,8 @@ fn a_field_set_to_its_default_resolves_as_the_field_left_out() {
             continue; // the base sets it (web.sessions)
         }
         slot[f.name] = value;
-        assert_eq!(expanded(&with), expanded(&without), "{}.{} = {literal}", f.table, f.name);
+        let without = expanded(&without).unwrap_or_else(|e| panic!("{}.{}: the base fails: {e}", f.table, f.name));
+        assert_eq!(expanded(&with), Ok(without), "{}.{} = {literal}", f.table, f.name);
         checked += 1;
     }
     assert!(checked > 60, "only {checked} defaults checked");
