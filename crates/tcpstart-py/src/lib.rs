@@ -351,7 +351,7 @@ fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
 }
 
 /// Simulates one checked scenario.
-fn simulate(s: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Run, Stopped> {
+fn simulate(s: scenario::Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Run, Stopped> {
     let started = std::time::Instant::now();
     let out = tcpstart_sim::run_watched(s, watch)?;
     let core_seconds = started.elapsed().as_secs_f64();

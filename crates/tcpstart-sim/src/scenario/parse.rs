@@ -10,11 +10,21 @@ use super::estimate::RawLimits;
 use crate::error::ScenarioError;
 
 /// A value written either as a number or as a string with a unit.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Quantity {
     Number(f64),
     Text(String),
+}
+
+/// A whole number as an integer (`queue = 167`, not `167.0`), which reads back as the same f64.
+impl Serialize for Quantity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Quantity::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => s.serialize_i64(*n as i64),
+            Quantity::Number(n) => s.serialize_f64(*n),
+            Quantity::Text(t) => s.serialize_str(t),
+        }
+    }
 }
 
 /// By hand rather than `#[serde(untagged)]`, which buffers the value and builds an error message

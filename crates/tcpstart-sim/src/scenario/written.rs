@@ -22,7 +22,9 @@ fn text(s: String) -> Option<Quantity> {
 /// The shortest of "20Mbps", "1.5Gbps", ... that reads back as exactly `bps`.
 fn rate(bps: f64) -> Option<Quantity> {
     let units = [(1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "Kbps")];
-    let exact = units.iter().map(|(scale, unit)| format!("{}{unit}", bps / scale)).find(|t| parse_rate(t) == Ok(bps));
+    let exact = (units.iter().filter(|(scale, _)| bps >= *scale))
+        .map(|(scale, unit)| format!("{}{unit}", bps / scale))
+        .find(|t| parse_rate(t) == Ok(bps));
     text(exact.unwrap_or_else(|| format!("{bps}bps")))
 }
 
