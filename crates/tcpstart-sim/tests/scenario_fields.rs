@@ -155,7 +155,9 @@ fn the_reference_page_lists_the_fields() {
 #[test]
 fn a_bad_value_is_one_line_naming_the_field() {
     let e = parse(r#"{"network": {"loss": NaN}, "flows": [{"size": 1}]}"#).unwrap_err().to_string();
-    assert_eq!(e, "network.loss: must be a finite number, got NaN");
+    assert_eq!(e, "network.loss: must be a finite value (0 to 1, 1 excluded), got NaN");
+    let e = parse(r#"{"flows": [{"tcp": {"rto_min": Infinity}}]}"#).unwrap_err().to_string();
+    assert_eq!(e, "flows[0].tcp.rto_min: must be a finite value (1us to 100000s), got Infinity");
     let e = parse(r#"{"flows": [{"size": 1, "params": {"beta": -Infinity}}]}"#).unwrap_err().to_string();
     assert_eq!(e, "flows[0].params.beta: must be a finite number, got -Infinity");
 }

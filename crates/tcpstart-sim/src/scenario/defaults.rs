@@ -70,8 +70,8 @@ pub const FIELDS: &[Field] = &[
     f("network", "delay", "time", Rule("from `rtt`: rtt / 2 - 2 access_delay"), TIME, "one-way propagation delay of the bottleneck"),
     f("network", "queue", "queue", Value("\"1bdp\""), "1 to 1e9 packets, at least one packet of bytes, or more than 0 to 1e4 bdp", "bottleneck buffer, left to right: packets (a bare number), bytes or bandwidth-delay products (of MSS + 40 byte packets)"),
     f("network", "reverse_queue", "queue", Rule("`queue`"), "as queue", "bottleneck buffer, right to left"),
-    f("network", "loss", "probability", Value("0"), "0 to 1 (excluded)", "probability that the bottleneck loses a packet, left to right"),
-    f("network", "reverse_loss", "probability", Value("0"), "0 to 1 (excluded)", "the same, right to left"),
+    f("network", "loss", "probability", Value("0"), "0 to 1, 1 excluded", "probability that the bottleneck loses a packet, left to right"),
+    f("network", "reverse_loss", "probability", Value("0"), "0 to 1, 1 excluded", "the same, right to left"),
     f("network", "access_rate", "rate", Rule("10 x `rate`, at least 1Gbps"), "1Kbps to 10000Gbps", "rate of every access link"),
     f("network", "access_delay", "time", Value("\"0s\""), TIME, "one-way delay of every access link"),
     f("network", "access_queue", "queue", Value("10000"), "as queue", "buffer of every access link"),
@@ -198,7 +198,6 @@ pub const DELACK_TIMEOUT: TimeDefault = TimeDefault { value: Duration::from_mill
 pub const CLOCK_GRANULARITY: TimeDefault = TimeDefault { value: Duration::from_millis(1), text: "1ms" };
 pub const CLOCK_TICK: TimeDefault = TimeDefault { value: Duration::ZERO, text: "0s" };
 
-
 /// The tables in the order the reference lists them, each with its heading.
 const TABLES: [(&str, &str); 10] = [
     ("", "Top level"),
@@ -217,7 +216,9 @@ const TABLES: [(&str, &str); 10] = [
 pub fn markdown() -> String {
     let mut out = String::new();
     for (table, heading) in TABLES {
-        out.push_str(&format!("### {heading}\n\n| field | type | default | range | meaning |\n|---|---|---|---|---|\n"));
+        out.push_str(&format!(
+            "### {heading}\n\n| field | type | default | range | meaning |\n|---|---|---|---|---|\n"
+        ));
         for f in FIELDS.iter().filter(|f| f.table == table) {
             let default = match f.default {
                 Unset::Value(v) => format!("`{v}`"),
@@ -237,4 +238,19 @@ pub fn markdown() -> String {
         out.push('\n');
     }
     out
+}
+
+/// The allowed range of the field at `path` ("flows[2].tcp.mss", "network.reverse_aqm.weight"),
+/// when its row gives one.
+pub fn range_of(path: &str) -> Option<&'static str> {
+    let parts: Vec<&str> = path.split('.').map(|p| p.split('[').next().unwrap_or(p)).collect();
+    let (table, name) = match parts.as_slice() {
+        [name] => ("", *name),
+        [_, "tcp", name] => ("tcp", *name),
+        ["network", element, name] if element.ends_with("aqm") => ("network.aqm", *name),
+        ["network", element, name] if element.ends_with("ack_compression") => ("network.ack_compression", *name),
+        [table, name] => (*table, *name),
+        _ => return None,
+    };
+    FIELDS.iter().find(|f| f.table == table && f.name == name).map(|f| f.range).filter(|r| !r.is_empty())
 }

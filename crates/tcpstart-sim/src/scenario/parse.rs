@@ -310,7 +310,14 @@ pub fn parse(text: &str) -> Result<RawScenario, ScenarioError> {
                 .unwrap_err();
             match non_finite_at(text, e.inner().line(), e.inner().column()) {
                 // Python's json writes NaN and infinities as these words, which JSON lacks.
-                Some(word) => Err(ScenarioError::new(field_path(&e), format!("must be a finite number, got {word}"))),
+                Some(word) => {
+                    let field = field_path(&e);
+                    let message = match super::defaults::range_of(&field) {
+                        Some(range) => format!("must be a finite value ({range}), got {word}"),
+                        None => format!("must be a finite number, got {word}"),
+                    };
+                    Err(ScenarioError::new(field, message))
+                }
                 None => Err(path_error(&e)),
             }
         }
