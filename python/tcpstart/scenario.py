@@ -349,7 +349,7 @@ class Scenario:
             return kind(**{**_from_toml_names(t), "tcp": Tcp(**t["tcp"]) if "tcp" in t else None})
 
         return cls(
-            network=Dumbbell(**d["network"]),
+            network=Dumbbell(**d.get("network", {})),
             flows=[with_tcp(Flow, f) for f in d.get("flows", [])],
             udp=[Udp(**_from_toml_names(u)) for u in d.get("udp", [])],
             web=[with_tcp(Web, w) for w in d.get("web", [])],
