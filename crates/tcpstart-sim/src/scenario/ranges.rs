@@ -104,7 +104,6 @@ pub(crate) fn in_range<T: PartialOrd + Display + Copy>(
 pub(crate) const MAX_TIME: Duration = Duration::from_secs(100_000);
 /// Flows one `[[flows]]` entry (`count` or `starts`) or `[[udp]]` entry stands for.
 pub(crate) const MAX_FLOWS_PER_ENTRY: u32 = 100_000;
-/// The default `tcp.mss`.
 
 /// Samples per flow and per link that the default trace interval allows over a run's duration.
 pub const DEFAULT_TRACE_SAMPLES: u32 = 10_000;

@@ -32,7 +32,7 @@ fn rate(bps: f64) -> Option<Quantity> {
 fn time(d: Duration) -> Option<Quantity> {
     let ns = d.as_nanos();
     let units = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us")];
-    let (scale, unit) = units.into_iter().find(|(scale, _)| ns % scale == 0).unwrap_or((1, "ns"));
+    let (scale, unit) = units.into_iter().find(|(scale, _)| ns.is_multiple_of(*scale)).unwrap_or((1, "ns"));
     text(format!("{}{unit}", ns / scale))
 }
 
@@ -41,7 +41,7 @@ fn size(bytes: u64) -> Option<Quantity> {
     let units = [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")];
     let exact = units
         .into_iter()
-        .filter(|(scale, _)| bytes % scale == 0)
+        .filter(|(scale, _)| bytes.is_multiple_of(*scale))
         .map(|(scale, unit)| format!("{}{unit}", bytes / scale))
         .find(|t| parse_bytes(t) == Ok(bytes as f64));
     text(exact.unwrap_or_else(|| format!("{bytes}B")))
@@ -58,7 +58,7 @@ fn queue(limit: Limit) -> Option<Quantity> {
 /// Whole segments when the value is some (within the field's range for segments), else bytes.
 fn segments_or_size(bytes: u64, mss: u32, max_segments: u64) -> Option<Quantity> {
     let segments = bytes / mss as u64;
-    match bytes % mss as u64 == 0 && segments <= max_segments {
+    match bytes.is_multiple_of(mss as u64) && segments <= max_segments {
         true => Some(Quantity::Number(segments as f64)),
         false => size(bytes),
     }
