@@ -7,13 +7,21 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 from tcpstart.reproduce import reproduce
 from tcpstart.reproduce.ess import ALGORITHMS, PATHS
 
 
-def test_quick_reproduction_computes_every_metric(tmp_path: Path) -> None:
-    reproduce("ess", tmp_path, quick=True)
-    results = json.loads((tmp_path / "results.json").read_text())
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    out = tmp_path_factory.mktemp("ess")
+    reproduce("ess", out, quick=True)
+    return json.loads((out / "results.json").read_text()), out
+
+
+def test_quick_reproduction_computes_every_metric(quick: tuple[dict, Path]) -> None:
+    results, tmp_path = quick
     runs = results["data"]["runs"]
     assert len(runs) == len(PATHS) * len(ALGORITHMS)
     for run, path in zip(runs, (p for p in PATHS for _ in ALGORITHMS)):
@@ -35,3 +43,19 @@ def test_quick_reproduction_computes_every_metric(tmp_path: Path) -> None:
     assert len(table["rows"]) == len(PATHS) * len(ALGORITHMS)
     for name in ("figure5.png", "figure6.png", "figure7.png", "figure8.png", "report.html"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_growth_times_respect_slow_starts_doubling(quick: tuple[dict, Path]) -> None:
+    results, _ = quick
+    for run, path in zip(results["data"]["runs"], (p for p in PATHS for _ in ALGORITHMS)):
+        t = run["time_to_best_s"]
+        if run["algorithm"] not in ("newreno", "cubic") or t is None:
+            continue
+        # From the SYN: the handshake, then at best a doubling per round from 10 segments to the
+        # BDP in packets (ceil of log2), each round at least one RTprop long.
+        rounds = 1 + math.ceil(math.log2(path.bdp_packets / 10))
+        assert t >= rounds * path.rtprop * 0.999, (run["path"], run["algorithm"], t, rounds)
+    growth = [c for c in results["claims"] if any("time to cwnd_best / ESS's" in v["label"] for v in c["values"])]
+    assert len(growth) == 3
+    for claim in growth:
+        assert all(v["ours"] > 0 for v in claim["values"]), claim["statement"]

@@ -30,6 +30,11 @@ def test_quick_reproduction_computes_every_number(tmp_path: Path) -> None:
         "figure5.png",
         "figure8.png",
         "figure9.png",
+        "figure6.png",
+        "figure7.png",
+        "figure10.png",
+        "figures2-3.png",
+        "cross-traffic.png",
     ):
         assert (folder / name).stat().st_size > 0, name
     results = json.loads((folder / "results.json").read_text())
@@ -69,3 +74,40 @@ def test_quick_reproduction_computes_every_number(tmp_path: Path) -> None:
     assert 0 < fig5["product_B"] <= 65_535 + 1460
     assert 186_000 < fig5["rate_Bps"] < 1.544e6 / 8
     assert {c.source for c in report.claims} >= {"Table 2", "Table 3", "Figure 4", "Figure 5-a", "Figure 5-b"}
+
+    # Figures 6 and 7 (T1, link delay 0.0001 s): the paced round and the idle link.
+    fig6 = results["data"]["figures6_7"]
+    # No payload rate at the receiver beats T1 carrying 1460 bytes in 1500-byte frames.
+    t1_payload = 1.544e6 / 8 * 1460 / 1500
+    for algo in ("slow_start", "mss"):
+        assert 0 < fig6["receive_rate_Bps"][algo] <= t1_payload * 1.001, algo
+        assert fig6["idle_from_second_round_s"][algo] >= 0
+        start, end = fig6["second_round_s"][algo]
+        assert 0.1 < end - start < 0.3  # one RTT of about 0.113 s, ACK timing included
+    assert fig6["second_round_segments"]["slow_start"] == 6
+    # The initial window's 4 segments arrive back to back at T1: 3 wait behind the first.
+    assert fig6["first_round_peak_queue_packets"] >= 3
+    for algo, risen in fig6["srtt_risen_at_s"].items():
+        assert risen is not None and 0.1 < risen < 10, algo
+
+    # Figures 2 and 3: slow start alone, 49.5 Mbps, OC1's latency + 2 x link delay.
+    points = results["data"]["figures2_3"]
+    assert [p["link_delay"] for p in points] == list(mss.QUICK_DELAYS)
+    for p in points:
+        assert p["rtt"] == pytest.approx(0.07307 + 2 * p["link_delay"], abs=2e-3)
+        assert p["completion"] > mss.SIZE * 1500 / 1460 * 8 / 49.5e6
+        assert p["utilization"] == pytest.approx(mss.SIZE * 8 / (p["completion"] * 49.5e6))
+        # At most one receive window per RTT (65 535 bytes, window scaling off).
+        assert 0 < p["window_per_rtt"] <= 65_535 + 1460
+        assert p["rtt"] < p["full_rate_at"] < p["completion"]
+
+    # Cross traffic: every algorithm at every load, the quick mode's seeds each.
+    cross = results["data"]["cross_traffic"]
+    assert len(cross) == 3 * 4
+    for key, cell in cross.items():
+        assert len(cell["windows"]) == len(cell["times"]) == mss.CROSS_SEEDS[True], key
+        assert all(t > 1_000_000 * 8 / 1.544e6 for t in cell["times"]), key
+    # Without UDP, gamma 4 divides gamma 1's estimate by four (whole bytes).
+    g1 = cross["Swift Start, gamma 1|0.0"]["windows"][0]
+    g4 = cross["Swift Start, gamma 4|0.0"]["windows"][0]
+    assert g4 == pytest.approx(g1 / 4, abs=1)

@@ -17,7 +17,7 @@ from tcpstart.reproduce.swift_start_nasa import PATHS, TABLE4
 def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     out = tmp_path_factory.mktemp("nasa") / "swift-start-nasa"
     reproduce("swift-start-nasa", out, quick=True)
-    for png in ("figures1-3.png", "table3.png", "table4.png", "figure5.png", "figure6.png", "figures8-13.png", "figures14-15.png", "figure16.png"):
+    for png in ("figures1-3.png", "table3.png", "table4.png", "figure5.png", "figure6.png", "figures8-13.png", "figures14-15.png", "figure16.png", "clock.png"):
         assert (out / png).stat().st_size > 1000, png
     return json.loads((out / "results.json").read_text()), (out / "report.md").read_text()
 
@@ -96,3 +96,24 @@ def test_competing_flows_and_bursty_udp_are_measured(quick: tuple[dict, str]) ->
     assert set(burst) == {"smooth", "burst_3"}
     for measures in burst.values():
         assert all(0 <= v <= 1 for k, v in measures.items() if "share" in k or "differing" in k)
+
+
+def test_clock_tests_read_delta_in_whole_ticks(quick: tuple[dict, str], tmp_path: Path) -> None:
+    from tcpstart.reproduce.swift_start_nasa_clock import CLOCKS, RATES
+
+    results, md = quick
+    cells = results["data"]["clock_granularity"]
+    assert len(cells) == len(RATES) * len(CLOCKS)
+    for key, probes in cells.items():
+        rate, clock = (float(x.split()[0]) for x in key.split("|"))
+        assert len(probes) == 2, key
+        for p in probes:
+            if p["estimate_mbps"] is None:
+                continue
+            # gamma 1: the paced rate is 2896 bytes over delta, and delta is a whole number of ticks.
+            ticks = 2896 * 8 / (p["estimate_mbps"] * 1e6) / (clock * 1e-3)
+            assert ticks == pytest.approx(round(ticks), rel=0.01) and round(ticks) >= 1, (key, p)
+            # Never above what two 1448-byte segments in one tick give.
+            assert p["estimate_mbps"] <= 2896 * 8 / (clock * 1e-3) / 1e6 * 1.0001, (key, p)
+            assert 0 <= p["held"] <= 10 and 0 <= p["largest_burst"] < 20, (key, p)
+    assert "clock granularity" in md.lower() or "1 ms clock" in md

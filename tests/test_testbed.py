@@ -20,7 +20,7 @@ import pytest
 
 import tcpstart as ts
 from tcpstart.scenario import ScenarioError, validate
-from tcpstart.kernel import capture, requirements
+from tcpstart.kernel import bpfcc, capture, requirements
 from tcpstart.kernel.netns import PREFIX, ours
 from tcpstart.kernel.plan import make_plan
 
@@ -44,7 +44,7 @@ def scenario(**over):
         ({"network": {"loss": 0.01}}, "network.loss"),
         ({"network": {"rate": "2Gbps"}}, "network.rate"),
         ({"network": {"aqm": {"kind": "red"}}}, "network.aqm"),
-        ({"flows": [{"algorithm": "jump-start", "size": "1MB"}]}, "flows[0].algorithm"),
+        ({"flows": [{"algorithm": "cubic+suss", "size": "1MB"}]}, "flows[0].algorithm"),
         ({"flows": [{"algorithm": "cubic"}], "duration": "5s"}, "flows[0].size"),
         ({"flows": [{"algorithm": "reno", "size": "1MB"}]}, "flows[0].algorithm"),
         ({"flows": [{"algorithm": "newreno", "size": "1MB", "params": {"abc": 2}}]}, "flows[0].params.abc"),
@@ -113,13 +113,50 @@ def _tcpstart(*args: str, **kw) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
-def _write(tmp_path: Path, size: str) -> Path:
+def _write(tmp_path: Path, size: str, algorithm: str = "cubic") -> Path:
     path = tmp_path / "s.toml"
     path.write_text(
         f'[network]\nrate = "10Mbps"\nrtt = "100ms"\nqueue = "1bdp"\n[tcp]\nmss = 1448\nrto_min = "200ms"\n'
-        f'[[flows]]\nalgorithm = "cubic"\nsize = "{size}"\n'
+        f'[[flows]]\nalgorithm = "{algorithm}"\nsize = "{size}"\n'
     )
     return path
+
+
+def _registered_by(pid: int) -> list[str]:
+    """The BPF congestion controls the process has registered (bpfcc.run_name)."""
+    return [n for n in bpfcc.registered() if n.startswith(f"tcpst{pid}_")]
+
+
+def _struct_ops_maps() -> set[int]:
+    """Ids of the kernel's struct_ops maps of tcpstart's BPF algorithms (`bpftool struct_ops show`)."""
+    import json
+
+    p = subprocess.run(["bpftool", "-j", "struct_ops", "show"], capture_output=True, text=True)
+    names = {a.map_name for a in bpfcc.BPF_ALGORITHMS.values()}
+    return {m["id"] for m in json.loads(p.stdout or "[]") if m.get("name") in names} if p.returncode == 0 else set()
+
+
+def _no_new_struct_ops(before: set[int], timeout: float = 10.0) -> set[int]:
+    """The maps that appeared since `before` and are still there after `timeout` (the kernel frees
+    an unregistered map once the last socket that used it is gone, a little after the run)."""
+    deadline = time.monotonic() + timeout
+    while (left := _struct_ops_maps() - before) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+# The leak checks run a kernel module and, where this machine can build and register it, a BPF
+# congestion control (whose registration must go with the run, however the run ends).
+LEAK_ALGORITHMS = [
+    "cubic",
+    *(pytest.param(a, marks=pytest.mark.skipif(bpfcc.missing_for(a) is not None, reason=f"no BPF: {bpfcc.missing_for(a)}"))
+      for a in ("jump-start", "modified-swift-start")),  # the second with a sock_ops program in a cgroup
+]
+
+
+def _cgroups_of(pid: int) -> list[str]:
+    root = bpfcc.cgroup_root()
+    return [c.name for c in root.glob(f"{PREFIX}{pid}-*")] if root else []
 
 
 def _wait_for_namespaces(pid: int, timeout: float = 60.0) -> None:
@@ -134,7 +171,7 @@ def test_a_run_leaves_no_namespace_and_its_folder_loads(tmp_path):
     p = _tcpstart("testbed", str(_write(tmp_path, "300KB")), "--out", str(tmp_path / "out"))
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
-    assert _ours_of(p.pid) == []
+    assert _ours_of(p.pid) == [] and _registered_by(p.pid) == []
     res = ts.Result.load(tmp_path / "out" / "run0")
     flow = res.raw_summary["flows"][0]
     assert flow["completed"] and flow["bytes_acked"] == 300_000
@@ -163,32 +200,54 @@ def test_pcap_of_the_bottleneck_holds_every_data_segment_that_passed_it(tmp_path
 
 
 @kernel
+@pytest.mark.parametrize("algorithm", LEAK_ALGORITHMS)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupted_run_leaves_nothing(tmp_path, sig):
-    p = _tcpstart("testbed", str(_write(tmp_path, "20MB")), "--out", str(tmp_path / "out"))
+def test_an_interrupted_run_leaves_nothing(tmp_path, sig, algorithm):
+    maps = _struct_ops_maps()
+    p = _tcpstart("testbed", str(_write(tmp_path, "20MB", algorithm)), "--out", str(tmp_path / "out"))
     _wait_for_namespaces(p.pid)
     time.sleep(1.5)  # into the transfer
+    if algorithm != "cubic":
+        assert _registered_by(p.pid), "the run should have registered its BPF algorithm"
+    if algorithm == "modified-swift-start":
+        assert _cgroups_of(p.pid), "and made the cgroup of its sock_ops program"
     p.send_signal(sig)
     p.communicate(timeout=60)
     assert p.returncode != 0
     assert _ours_of(p.pid) == []
     assert not (tmp_path / "out" / "run0").exists()
     assert _instances_of(p.pid) == []
+    assert _registered_by(p.pid) == [] and _cgroups_of(p.pid) == []
+    assert _no_new_struct_ops(maps) == set()
 
 
 @kernel
-def test_cleanup_removes_what_a_killed_run_left(tmp_path):
-    p = _tcpstart("testbed", str(_write(tmp_path, "20MB")), "--out", str(tmp_path / "out"))
+@pytest.mark.parametrize("algorithm", LEAK_ALGORITHMS)
+def test_cleanup_removes_what_a_killed_run_left(tmp_path, algorithm):
+    maps = _struct_ops_maps()
+    p = _tcpstart("testbed", str(_write(tmp_path, "20MB", algorithm)), "--out", str(tmp_path / "out"))
     _wait_for_namespaces(p.pid)
-    time.sleep(1.5)
+    # Into the transfer: the trace instance is made once the hosts are up (seconds under load).
+    deadline = time.monotonic() + 60
+    while not _instances_of(p.pid):
+        assert time.monotonic() < deadline, "the run never started its trace"
+        time.sleep(0.05)
+    time.sleep(0.5)
     p.kill()  # no chance to tear down
     p.communicate(timeout=30)
     assert _ours_of(p.pid), "a killed run should have left its namespaces for --cleanup"
     assert _instances_of(p.pid), "and its trace instance"
+    # The BPF registration went with the process: its loader got the parent-death signal, and
+    # the kernel unregistered the algorithm when the loader's link closed.
+    deadline = time.monotonic() + 5
+    while _registered_by(p.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _registered_by(p.pid) == []
     c = _tcpstart("testbed", "--cleanup")
     c.communicate(timeout=60)
     assert c.returncode == 0
-    assert _ours_of(p.pid) == [] and _instances_of(p.pid) == []
+    assert _ours_of(p.pid) == [] and _instances_of(p.pid) == [] and _cgroups_of(p.pid) == []
+    assert _no_new_struct_ops(maps) == set()
 
 
 # The CI kernel check: low-variance cases, a few runs each, against tcpstart with a tolerance

@@ -170,6 +170,7 @@ class Tcp:
     delack_count: Optional[int] = None
     delack_timeout: Optional[Quantity] = None
     quickack: Optional[int] = None
+    unpaced_segments: Optional[int] = None
     rto_initial: Optional[Quantity] = None
     rto_min: Optional[Quantity] = None
     rto_max: Optional[Quantity] = None

@@ -192,9 +192,13 @@ def ours() -> list[str]:
 
 
 def cleanup() -> list[str]:
-    """Removes the namespaces and trace instances of testbed runs whose process has ended."""
+    """Removes the namespaces, trace instances and BPF loaders of testbed runs whose process has
+    ended."""
+    from tcpstart.kernel import bpfcc
+
     dead = [ns for ns in ours() if (m := _NAME.match(ns)) and not alive(int(m[1]))]
-    remove_namespaces(dead)
+    remove_namespaces(dead)  # first: a cgroup can go only once the processes in it have
+    loaders = bpfcc.cleanup(alive)
     instances = TRACEFS / "instances"
     removed = list(dead)
     if instances.is_dir():
@@ -206,4 +210,4 @@ def cleanup() -> list[str]:
                     removed.append(str(inst))
                 except OSError:
                     pass
-    return removed
+    return removed + loaders

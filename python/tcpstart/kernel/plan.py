@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcpstart.kernel import capture
+from tcpstart.kernel import bpfcc, capture
 from tcpstart.scenario import ScenarioError
 
 # tcpstart's algorithms that the kernel has: the module, and the parameters that make tcpstart's
@@ -41,7 +41,7 @@ FIXED = {
     "limited_transmit": (True, "the kernel always uses limited transmit"),
 }
 # Model knobs: how the simulator approximates what the kernel does by itself.
-KERNEL_OWN = ("delack_timeout", "quickack", "recovery", "rto_restart", "clock_granularity", "clock_tick")
+KERNEL_OWN = ("delack_timeout", "quickack", "recovery", "rto_restart", "clock_granularity", "clock_tick", "unpaced_segments")
 
 
 def _secs(d: dict[str, int]) -> float:
@@ -64,10 +64,12 @@ class FlowPlan:
     id: int
     host: int
     algorithm: str  # the scenario's name
-    kernel_algorithm: str
+    kernel_algorithm: str  # a BPF algorithm's is the name its run registers it under
     size: int
     start: float
     port: int = 0
+    # A BPF algorithm's parameter values, in its object's order (None: a kernel module).
+    bpf_params: tuple[float, ...] | None = None
 
 
 @dataclass
@@ -82,10 +84,16 @@ class HostPlan:
     rto_max_ms: int
     dupthresh: int
     delayed_ack: bool
+    # The host pair's flows run BPF start-up algorithms (bpfcc). Its receiver then advertises its
+    # buffer from the SYN-ACK on, as the simulator's receiver does (Jump Start sends what that
+    # allows), up to the kernel's cap of an unscaled SYN window (65,535 bytes rounded down to
+    # whole segments); otherwise 10 segments, the kernel's default, or the initial window.
+    bpf: bool = field(default=False, compare=False)
 
     @property
     def route(self) -> str:
-        return f"initcwnd {self.initial_window} initrwnd {max(self.initial_window, 10)} rto_min {self.rto_min_ms:g}ms"
+        rwnd = -(-self.rcv_buf // self.mss) if self.bpf else max(self.initial_window, 10)
+        return f"initcwnd {self.initial_window} initrwnd {rwnd} rto_min {self.rto_min_ms:g}ms"
 
     def sysctls(self, receiver: bool) -> dict[str, str]:
         s = {
@@ -102,6 +110,11 @@ class HostPlan:
         if receiver:
             # Autotuning grows the buffer up to this; the kernel advertises about half of it.
             s["net.ipv4.tcp_rmem"] = f"4096 131072 {max(2 * self.rcv_buf, 131072)}"
+        elif self.bpf:
+            # After every ACK the kernel sets the pacing rate to ratio x cwnd / srtt, over what a
+            # congestion control without cong_control set (tcp_update_pacing_rate). At 100 % that
+            # is the paced window over one RTT, the rate the paced start-ups set themselves.
+            s["net.ipv4.tcp_pacing_ss_ratio"] = s["net.ipv4.tcp_pacing_ca_ratio"] = "100"
         return s
 
 
@@ -199,19 +212,14 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
         if f["algorithm"] == "reno":
             raise refuse(f"{where}.algorithm", "the kernel's reno is tcpstart's newreno with params = { abc = 0 } "
                          "(NewReno recovery, every acknowledged segment counted)")
-        if f["algorithm"] not in KERNEL_ALGORITHMS:
-            raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} has no kernel module; the testbed runs "
-                         f"{', '.join(sorted(KERNEL_ALGORITHMS))}")
-        kernel, required = KERNEL_ALGORITHMS[f["algorithm"]]
-        if kernel not in available:
-            raise refuse(f"{where}.algorithm", f"this kernel lacks tcp_{kernel} "
-                         f"(tcp_available_congestion_control: {' '.join(sorted(available))})")
-        for name, value in required.items():
-            if f["params"].get(name) != value:
-                raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} is {f['algorithm']} with {name} = {value:g}")
-        for name in f["params"]:
-            if name not in required and name not in FREE_PARAMS:
-                raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} module takes no per-flow parameters")
+        bpf_params = None
+        if f["algorithm"] in bpfcc.BPF_ALGORITHMS:
+            why = bpfcc.missing_for(f["algorithm"])
+            if why:
+                raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} runs on the kernel as BPF, and {why}")
+            kernel, bpf_params = "", _bpf_params(f["algorithm"], f["params"])
+        else:
+            kernel = _kernel_module(f, where, available)
         if f["size"] is None:
             raise refuse(f"{where}.size", "the testbed runs finite transfers; give a size")
         if f["direction"] != "forward":
@@ -223,8 +231,9 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
         host = _host_plan(f["tcp"], where)
         if f["host"] in hosts and hosts[f["host"]] != host:
             raise refuse(f"{where}.tcp", f"TCP settings are per host in the testbed; flows of host {f['host']} differ")
-        hosts[f["host"]] = host
-        flows.append(FlowPlan(i, f["host"], f["algorithm"], kernel, int(f["size"]), _secs(f["start"])))
+        host = hosts.setdefault(f["host"], host)
+        host.bpf = host.bpf or bpf_params is not None
+        flows.append(FlowPlan(i, f["host"], f["algorithm"], kernel, int(f["size"]), _secs(f["start"]), bpf_params=bpf_params))
     mtus = {h.mss + IP_TCP_HEADER + (TIMESTAMP_OPTION if h.timestamps else 0) for h in hosts.values()}
     if len(mtus) > 1:
         raise refuse("tcp.mss", "the testbed has one MTU: every flow needs the same mss and timestamps setting")
@@ -250,6 +259,34 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
         kernel_own=kernel_own,
         pcap=_pcap_links(trace["pcap"]),
     )
+
+
+def _kernel_module(f: dict[str, Any], where: str, available: set[str]) -> str:
+    """The kernel module that is this flow's algorithm with its parameters, or a refusal."""
+    if f["algorithm"] not in KERNEL_ALGORITHMS:
+        runs = sorted([*KERNEL_ALGORITHMS, *bpfcc.BPF_ALGORITHMS])
+        raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} has no kernel version; the testbed runs {', '.join(runs)}")
+    kernel, required = KERNEL_ALGORITHMS[f["algorithm"]]
+    if kernel not in available:
+        raise refuse(f"{where}.algorithm", f"this kernel lacks tcp_{kernel} "
+                     f"(tcp_available_congestion_control: {' '.join(sorted(available))})")
+    for name, value in required.items():
+        if f["params"].get(name) != value:
+            raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} is {f['algorithm']} with {name} = {value:g}")
+    for name in f["params"]:
+        if name not in required and name not in FREE_PARAMS:
+            raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} module takes no per-flow parameters")
+    return kernel
+
+
+def _bpf_params(algorithm: str, given: dict[str, float]) -> tuple[float, ...]:
+    """The parameters in the BPF object's order, defaults from the algorithm's registration (the
+    core has checked names and ranges)."""
+    from tcpstart.simulate import algorithms
+
+    info = next(a for a in algorithms() if a["name"] == algorithm)
+    defaults = {p["name"]: p["default"] for p in info["params"]}
+    return tuple(float(given.get(name, defaults[name])) for name in bpfcc.BPF_ALGORITHMS[algorithm].params)
 
 
 def _pcap_links(links: list[str]) -> list[str]:

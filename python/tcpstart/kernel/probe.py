@@ -9,7 +9,10 @@ after the previous one.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import re
+import time
 from dataclasses import dataclass
 
 from tcpstart.kernel.netns import TRACEFS, TestbedError
@@ -70,13 +73,25 @@ class Probe:
             raise TestbedError(f"tcp_probe: the trace buffer overflowed ({lost[1]} of {lost[2]} records kept)")
         return parse(text)
 
-    def close(self) -> None:
-        try:
+    def close(self, patience: float = 5.0) -> None:
+        """Removes the instance. The kernel refuses (EBUSY) while the instance is still in use,
+        and an interrupted run under load once left its instance behind, so removal is retried
+        for `patience` seconds; what still remains is `netns.cleanup()`'s."""
+        with contextlib.suppress(OSError):
+            (self.dir / "tracing_on").write_text("0")
             if getattr(self, "event", None) is not None:
                 (self.event / "enable").write_text("0")
-            self.dir.rmdir()
-        except OSError:
-            pass
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                self.dir.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError as e:
+                if e.errno != errno.EBUSY or time.monotonic() > deadline:
+                    return
+                time.sleep(0.05)
 
 
 def parse(text: str) -> list[ProbeRecord]:

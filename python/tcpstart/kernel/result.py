@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from tcpstart.results import FLOW_TYPES, QUEUE_TYPES, Result
+from tcpstart.results import TYPES, Result
 from tcpstart.kernel.plan import ETHERNET_HEADER, Plan
 from tcpstart.kernel.probe import ProbeRecord
 
@@ -284,6 +284,6 @@ def build(plan: Plan, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:
             "mtu": plan.mtu,
         },
     }
-    flows = pl.DataFrame(rows, schema=FLOW_TYPES).sort("t", "flow", maintain_order=True)
-    queues = pl.DataFrame(queue_rows + rev_rows, schema=QUEUE_TYPES).sort("t", maintain_order=True)
+    flows = pl.DataFrame(rows, schema=TYPES["flows"]).sort("t", "flow", maintain_order=True)
+    queues = pl.DataFrame(queue_rows + rev_rows, schema=TYPES["queues"]).sort("t", maintain_order=True)
     return Result(raw_summary=summary, flows=flows, queues=queues, pcaps=raw["pcaps"], scenario=scenario)

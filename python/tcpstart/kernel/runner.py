@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from tcpstart.kernel import bpfcc
 from tcpstart.kernel.capture import Captures
 from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
 from tcpstart.kernel.plan import Plan
@@ -81,16 +82,24 @@ def links_of(plan: Plan) -> Links:
 
 
 def _python(
-    ns: str, module: str, *args: str, stdout: Path | None = None, stderr: Path | None = None, stdin: Any = None
+    ns: str | None, module: str, *args: str, stdout: Path | None = None, stderr: Path | None = None, stdin: Any = None,
+    cgroup: str | None = None,
 ) -> subprocess.Popen:
-    """`python -m module args` in a namespace, with this interpreter and its import path."""
+    """`python -m module args` in a namespace (None: this one), with this interpreter and its import
+    path; in `cgroup` when given (joined before `ip netns exec`, which mounts a sysfs of the
+    namespace's own, without the cgroup tree)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     with contextlib.ExitStack() as files:
         out = files.enter_context(stdout.open("w")) if stdout else subprocess.DEVNULL
         err = files.enter_context(stderr.open("w")) if stderr else subprocess.DEVNULL
+        command = [sys.executable, "-m", module, *args]
+        if ns:
+            command = netns_exec(ns, *command)
+        if cgroup:
+            command = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, *command]
         return subprocess.Popen(
-            netns_exec(ns, sys.executable, "-m", module, *args), stdout=out, stderr=err, env=env,
+            command, stdout=out, stderr=err, env=env,
             stdin=stdin if stdin is not None else subprocess.DEVNULL,
         )
 
@@ -140,8 +149,8 @@ class _Helpers:
         self.work = work
         self.procs: list[subprocess.Popen] = []
 
-    def start(self, ns: str, module: str, name: str, cfg: dict[str, Any], *args: str, stdout: bool = False,
-              stdin: Any = None, ready: bool = False) -> subprocess.Popen:
+    def start(self, ns: str | None, module: str, name: str, cfg: dict[str, Any], *args: str, stdout: bool = False,
+              stdin: Any = None, ready: bool = False, cgroup: str | None = None) -> subprocess.Popen:
         """Starts `python -m module [args] CONFIG` in `ns`; with `ready`, waits until it says it is up
         (its config then names the file it creates)."""
         if ready:
@@ -149,7 +158,7 @@ class _Helpers:
         config = _write(self.work / f"{name}.cfg", cfg)
         err = self.work / f"{name}.err"
         p = _python(ns, module, *args, str(config), stdout=self.work / f"{name}.json" if stdout else None,
-                    stderr=err, stdin=stdin)
+                    stderr=err, stdin=stdin, cgroup=cgroup)
         self.procs.append(p)
         if ready:
             _wait_for(self.work / f"{name}.ready", p, f"{module} ({name})", err)
@@ -193,8 +202,13 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
     helpers = _Helpers(work)
     probe: Probe | None = None
     captures: Captures | None = None
+    root = bpfcc.cgroup_root()
+    cgroup = root / tag if root else None
+    joins: str | None = None
     try:
         with sigterm_interrupts():
+            if _register_bpf(plan, helpers, work, cgroup):
+                joins = str(cgroup)
             with signals_blocked():
                 net.up(links_of(plan))
             delay_cfg = {
@@ -210,11 +224,12 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                               {**delay_cfg, "stats": str(work / f"delay-{name}.json")}, ready=True)
                 for ns, name in ((net.r2, "fwd"), (net.r1, "rev"))
             ]
-            probe = Probe(tag, ports)
+            with signals_blocked():  # an interrupt inside would leave its trace instance unowned
+                probe = Probe(tag, ports)
             hosts = _by_host(plan)
             for h, mine in hosts.items():
                 cfg = {"flows": [{"port": f.port, "size": f.size} for f in mine]}
-                helpers.start(net.rx(h), "tcpstart.kernel.transfer", f"rx{h}", cfg, "receive", ready=True)
+                helpers.start(net.rx(h), "tcpstart.kernel.transfer", f"rx{h}", cfg, "receive", ready=True, cgroup=joins)
             samplers = [
                 helpers.start(ns, "tcpstart.kernel.qstats", f"q{name}",
                               {"dev": "bn", "interval": plan.queue_interval, "out": str(work / f"q{name}.jsonl")})
@@ -225,7 +240,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 flows = [{"id": f.id, "port": f.port, "size": f.size, "start": f.start, "algorithm": f.kernel_algorithm,
                           "dst": f"10.2.{h}.1"} for f in mine]
                 p = helpers.start(net.tx(h), "tcpstart.kernel.transfer", f"tx{h}", {"sample_every": 0.001, "flows": flows},
-                                  "send", stdout=True, stdin=subprocess.PIPE, ready=True)
+                                  "send", stdout=True, stdin=subprocess.PIPE, ready=True, cgroup=joins)
                 senders.append((p, f"tx{h}"))
             captures = Captures(plan.pcap, net, work)
             probe.start()
@@ -260,9 +275,42 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
             if probe is not None:
                 probe.close()
             net.down()
+            if joins:
+                with contextlib.suppress(OSError):
+                    Path(joins).rmdir()
             for f in work.iterdir():
                 f.unlink()
             work.rmdir()
+
+
+def _register_bpf(plan: Plan, helpers: _Helpers, work: Path, cgroup: Path | None) -> bool:
+    """Registers the run's BPF algorithms under names of its own, one per distinct algorithm and
+    parameters, and names them as the flows' kernel algorithms. The loader holds them until the
+    run ends (kill_all), and the kernel removes them when it exits, however it exits. An
+    algorithm with a sock_ops program gets it attached to `cgroup` (created here), which the
+    run's senders and receivers join; returns whether it was created."""
+    settings: dict[tuple[str, tuple[float, ...]], list] = {}
+    for f in plan.flows:
+        if f.bpf_params is not None:
+            settings.setdefault((f.algorithm, f.bpf_params), []).append(f)
+    if not settings:
+        return False
+    algorithms = []
+    for k, ((algorithm, params), flows) in enumerate(settings.items()):
+        name = bpfcc.run_name(k)
+        obj = bpfcc.named_copy(bpfcc.build(algorithm), name, work / f"{name}.o")
+        for f in flows:
+            f.kernel_algorithm = name
+        algorithms.append({"object": str(obj), "params": list(params), "sizes": {str(f.port): f.size for f in flows},
+                           "sock_ops": bpfcc.BPF_ALGORITHMS[algorithm].sock_ops})
+    needs_cgroup = any(a["sock_ops"] for a in algorithms)
+    if needs_cgroup:
+        if cgroup is None:  # make_plan refuses such an algorithm without cgroup v2
+            raise TestbedError("a sock_ops program needs cgroup v2 mounted")
+        cgroup.mkdir()
+    helpers.start(None, bpfcc.LOADER, "bpf", {"algorithms": algorithms, "cgroup": str(cgroup) if needs_cgroup else None},
+                  ready=True)
+    return needs_cgroup
 
 
 def _wait_for_senders(plan: Plan, senders: list[tuple[subprocess.Popen, str]], t0: float, work: Path) -> None:

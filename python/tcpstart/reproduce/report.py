@@ -319,6 +319,16 @@ def _ranks(xs: Sequence[float]) -> list[float]:
     return ranks
 
 
+def save_figure(fig: Any, path: Path, title: str, dpi: int = 120) -> None:
+    """Titles a matplotlib figure, writes it to `path` and frees it."""
+    import matplotlib.pyplot as plt
+
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
 @dataclass
 class Figure:
     file: str

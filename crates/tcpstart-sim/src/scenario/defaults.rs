@@ -110,6 +110,7 @@ pub const FIELDS: &[Field] = &[
     f("tcp", "delack_count", "integer", Value("2"), "1 to 64", "ACK every k-th full segment"),
     f("tcp", "delack_timeout", "time", Value("\"200ms\""), "1us to 500ms", "longest an ACK waits"),
     f("tcp", "quickack", "integer", Value("0"), "0 to 100000", "the first N ACKs after data starts are sent at once, one per segment (Linux quick-ACK mode)"),
+    f("tcp", "unpaced_segments", "integer", Value("0"), "0 to 100000", "data segments (retransmissions included) sent before a controller's pacing rate spaces them (Linux: 10)"),
     f("tcp", "rto_initial", "time", Value("\"1s\""), "1us to 100000s", "retransmission timeout before the first RTT sample (RFC 6298)"),
     f("tcp", "rto_min", "time", Value("\"1s\""), "1us to 100000s", "lower bound of the retransmission timeout (RFC 6298)"),
     f("tcp", "rto_max", "time", Value("\"60s\""), "rto_min to 100000s", "upper bound of the retransmission timeout"),

@@ -91,6 +91,10 @@ pub struct TcpConfig {
     pub delack_count: u32,
     pub delack_timeout: Duration,
     pub quickack: u32,
+    /// The first `unpaced_segments` data segments (retransmissions included) leave without a
+    /// pacing gap after them, as Linux's `tcp_update_skb_after_send` does for 10 ("original
+    /// sch_fq does not pace first 10 MSS"). 0 = pace from the first segment.
+    pub unpaced_segments: u32,
     pub rto_initial: Duration,
     pub rto_min: Duration,
     pub rto_max: Duration,

@@ -162,6 +162,8 @@ pub struct RawTcp {
     pub delack_timeout: Option<Quantity>,
     /// ACKs sent at once, one per segment, when data starts (Linux quick-ACK mode); 0 = off.
     pub quickack: Option<u32>,
+    /// Data segments a connection sends before a controller's pacing rate spaces them (Linux: 10).
+    pub unpaced_segments: Option<u32>,
     pub rto_initial: Option<Quantity>,
     pub rto_min: Option<Quantity>,
     pub rto_max: Option<Quantity>,
@@ -281,6 +283,7 @@ impl RawTcp {
             delack_count,
             delack_timeout,
             quickack,
+            unpaced_segments,
             rto_initial,
             rto_min,
             rto_max,

@@ -168,6 +168,7 @@ impl RawTcp {
                 Duration::from_millis(500),
             )?,
             quickack: in_range(&f("quickack"), self.quickack.unwrap_or(0), 0, 100_000)?,
+            unpaced_segments: in_range(&f("unpaced_segments"), self.unpaced_segments.unwrap_or(0), 0, 100_000)?,
             rto_initial: t(
                 "rto_initial",
                 &self.rto_initial,

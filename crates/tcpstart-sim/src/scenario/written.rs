@@ -80,6 +80,7 @@ fn tcp(t: &TcpConfig) -> RawTcp {
         delack_count: Some(t.delack_count),
         delack_timeout: time(t.delack_timeout),
         quickack: Some(t.quickack),
+        unpaced_segments: Some(t.unpaced_segments),
         rto_initial: time(t.rto_initial),
         rto_min: time(t.rto_min),
         rto_max: time(t.rto_max),

@@ -660,7 +660,9 @@ impl Sender {
         // The pacing rate counts payload bytes, as Linux's departure-time pacing does
         // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
         // controllers measure delivery in payload bytes, so the two agree.
-        if let Some(rate) = self.cc_pacing_rate {
+        // No gap after a connection's first `unpaced_segments` data segments (Linux: 10).
+        let paced = self.stats.segments_sent >= self.cfg.unpaced_segments as u64;
+        if let Some(rate) = self.cc_pacing_rate.filter(|_| paced) {
             let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
