@@ -26,6 +26,7 @@ def test_elements_reach_the_core_and_resolve_with_defaults() -> None:
     net = s.validate()["network"]
     assert net["aqm"] == {"kind": "red", "min_th": 5.0, "max_th": 15.0, "weight": 0.002, "max_p": 0.1,
                           "gentle": True, "wait": True, "mean_packet_size": 500}  # fmt: skip
+    # Written as given: reverse_router_pps and reverse_aqm default to the forward ones.
     assert net["reverse_aqm"] == net["aqm"]
     assert net["reverse_router_pps"] == 5000
     assert net["reverse_ack_compression"]["mode"] == "merge"
