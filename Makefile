@@ -24,8 +24,8 @@ lint: ## rustfmt, clippy, ruff, mypy and the core's stub against the installed c
 	$(PYTHON) -m mypy.stubtest --ignore-disjoint-bases tcpstart._core
 
 golden: ## regenerate the golden outputs on purpose, then review them (docs/testing.md)
-	TCPSTART_BLESS=1 cargo test -p tcpstart-sim --test golden --test columns_doc -- --nocapture
-	git status --short -- crates/tcpstart-sim/tests/golden/ docs/scenarios.md
+	TCPSTART_BLESS=1 cargo test -p tcpstart-sim --test golden --test columns_doc --test scenario_fields -- --nocapture
+	git status --short -- crates/tcpstart-sim/tests/golden/ docs/scenarios.md docs/scenario-reference.md
 	@echo "review: git diff crates/tcpstart-sim/tests/golden/ (and say why in the commit)"
 
 bench: ## B1-B4 natively, each in its own process: wall, packets and events per wall second, peak RSS

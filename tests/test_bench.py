@@ -189,10 +189,10 @@ def test_b3_in_ns3_is_200_transfers_on_100_pairs_a_start_every_50ms() -> None:
 def test_a_short_b3_counterpart_completes_every_transfer_in_ns3(ns3) -> None:
     from tcpstart.bench_ns3 import run_ns3, transfer_args
     from tcpstart.bench_scenarios import contention
-    from tcpstart.scenario import validate
+    from tcpstart.scenario import expanded
 
     # B3 on 3 host pairs: 6 connections from alternating sides, 50 ms apart.
-    out, wall, peak = run_ns3(transfer_args(validate(contention(pairs=3)(None)), None))
+    out, wall, peak = run_ns3(transfer_args(expanded(contention(pairs=3)(None)), None))
     flows = out["flows"]
     assert len(flows) == 6 and all(f["completed"] and f["bytes_acked"] == 200 * 1460 for f in flows)
     assert sorted(round(f["start"], 9) for f in flows) == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25]

@@ -9,7 +9,7 @@ import pytest
 
 from tcpstart import bench
 from tcpstart.bench_scenarios import BENCHMARK_DIR, BENCHMARKS, VARIANTS, contention
-from tcpstart.scenario import read_scenario_file, validate
+from tcpstart.scenario import expanded, read_scenario_file
 
 NAMES = ["B1", "B2", "B3", "B3-iw200", "B4"]
 
@@ -37,7 +37,7 @@ def test_the_python_benchmark_is_its_file(name: str) -> None:
 
 def _resolved(name: str, duration: Any = "default") -> dict[str, Any]:
     b = BENCHMARKS.get(name) or VARIANTS[name]
-    return validate(b.scenario(b.duration if duration == "default" else duration))
+    return expanded(b.scenario(b.duration if duration == "default" else duration))
 
 
 def _secs(d: dict[str, int]) -> float:
@@ -83,9 +83,9 @@ def test_b3_is_the_jump_start_contention_setup() -> None:
 
 
 def test_contention_varies_b3_and_gives_b3_iw200() -> None:
-    assert validate(contention()(None)) == _resolved("B3", None)
-    assert validate(contention("newreno", initial_window=200, initial_ssthresh=200)(None)) == _resolved("B3-iw200")
-    small = validate(contention("newreno", pairs=3, initial_window=10)("2s"))
+    assert expanded(contention()(None)) == _resolved("B3", None)
+    assert expanded(contention("newreno", initial_window=200, initial_ssthresh=200)(None)) == _resolved("B3-iw200")
+    small = expanded(contention("newreno", pairs=3, initial_window=10)("2s"))
     assert len(small["hosts"]) == 3 and _secs(small["duration"]) == 2
     assert sorted(round(_secs(f["start"]), 9) for f in small["flows"]) == [0.0, 0.05, 0.1, 0.15, 0.2, 0.25]
     assert all(f["algorithm"] == "newreno" and f["tcp"]["initial_window"] == 10 * 1460 for f in small["flows"])

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
 
 from conftest import SCENARIOS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -89,8 +95,25 @@ def test_algorithms(cli) -> None:
     assert status == 0 and "RFC 6582" in out
 
 
-def test_validate_prints_the_resolved_scenario(cli) -> None:
-    status, out, err = cli("validate", SCENARIOS / "dumbbell-newreno.toml")
+def test_validate_prints_toml_that_runs_as_the_same_scenario(cli, tmp_path: Path) -> None:
+    status, out, err = cli("validate", SCENARIOS / "lossy-link.toml")
     assert status == 0, err
-    resolved = json.loads(out)
-    assert {"network", "flows", "seed", "trace"} <= set(resolved)
+    resolved = tomllib.loads(out)
+    # User units, every default visible.
+    assert resolved["network"]["rate"].endswith("bps") and resolved["network"]["rtt"].endswith("s")
+    assert resolved["tcp"]["rto_min"] == "1s" and resolved["tcp"]["rcv_buf"] == "16MB"
+    assert {"seed", "algorithm", "trace", "limits"} <= set(resolved)
+    (tmp_path / "resolved.toml").write_text(out)
+    assert cli("validate", "resolved.toml")[1] == out
+    for scenario, folder in [(SCENARIOS / "lossy-link.toml", "a"), ("resolved.toml", "b")]:
+        status, _, err = cli("run", scenario, "--out", folder)
+        assert status == 0, err
+    summaries = [json.loads((tmp_path / f / "summary.json").read_text()) for f in "ab"]
+    for s in summaries:
+        s.pop("provenance", None)
+    assert summaries[0] == summaries[1]
+    assert summaries[0]["links"][0]["random_losses"] > 0  # the scenario's random losses happened, alike
+    flows = [pl.read_parquet(tmp_path / f / "flows.parquet") for f in "ab"]
+    assert flows[0].equals(flows[1])
+
+

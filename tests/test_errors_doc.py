@@ -179,7 +179,7 @@ TOML = [
     ("[flows]", "drop_transmissions = [-1]"),
     ("[flows]", 'tcp = { mss = 70000 }'),
     ("[flows]", "tcp = 1460"),
-    ("[udp]", 'packet_size = 10'),
+    ("[udp]", 'packet_size = 0'),
     ("[udp]", 'rate = "0bps"'),
     ("[udp]", 'rate = "1Mbps"\non = "1s"'),
     ("[udp]", 'rate = "1Mbps"\non = "1s"\noff = "1s"\non_off = "pareto"'),

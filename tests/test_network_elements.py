@@ -26,6 +26,7 @@ def test_elements_reach_the_core_and_resolve_with_defaults() -> None:
     net = s.validate()["network"]
     assert net["aqm"] == {"kind": "red", "min_th": 5.0, "max_th": 15.0, "weight": 0.002, "max_p": 0.1,
                           "gentle": True, "wait": True, "mean_packet_size": 500}  # fmt: skip
+    # Written as given: reverse_router_pps and reverse_aqm default to the forward ones.
     assert net["reverse_aqm"] == net["aqm"]
     assert net["reverse_router_pps"] == 5000
     assert net["reverse_ack_compression"]["mode"] == "merge"
@@ -33,7 +34,7 @@ def test_elements_reach_the_core_and_resolve_with_defaults() -> None:
 
 def test_a_quick_start_router_decides_the_requests_it_sees() -> None:
     s = scenario(quick_start=ts.QuickStart(threshold=0.5))
-    assert s.validate()["network"]["quick_start"] == {"threshold": 0.5, "interval": {"secs": 1, "nanos": 0}}
+    assert s.validate()["network"]["quick_start"] == {"threshold": 0.5, "interval": "1s"}
     s.flows = [ts.Flow("newreno+quick-start", size="300KB")]
     links = {link["name"]: link for link in ts.run(s).raw_summary["links"]}
     # 5 Mbit/s to spare on an idle 10 Mbit/s link: the request is reduced to 2.56 Mbit/s.

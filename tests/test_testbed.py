@@ -19,7 +19,7 @@ from statistics import median
 import pytest
 
 import tcpstart as ts
-from tcpstart.scenario import ScenarioError, validate
+from tcpstart.scenario import ScenarioError, expanded
 from tcpstart.kernel import bpfcc, capture, requirements
 from tcpstart.kernel.netns import PREFIX, ours
 from tcpstart.kernel.plan import make_plan
@@ -55,7 +55,7 @@ def scenario(**over):
 )
 def test_what_the_kernel_cannot_do_is_refused_in_one_line_naming_the_field(change, field):
     try:
-        resolved = validate(scenario(**change))
+        resolved = expanded(scenario(**change))
     except ScenarioError as e:  # web needs more fields in some versions: the core names them
         pytest.fail(f"the scenario itself should be valid: {e}")
     with pytest.raises(ScenarioError) as e:
@@ -67,11 +67,11 @@ def test_what_the_kernel_cannot_do_is_refused_in_one_line_naming_the_field(chang
 def test_pcap_without_a_capture_tool_is_refused(monkeypatch):
     monkeypatch.setattr(capture, "tool", lambda: None)
     with pytest.raises(ScenarioError, match=r"^trace\.pcap: .*dumpcap or tcpdump"):
-        make_plan(validate(scenario(trace={"pcap": ["bottleneck"]})))
+        make_plan(expanded(scenario(trace={"pcap": ["bottleneck"]})))
 
 
 def test_fields_map_to_kernel_settings():
-    plan = make_plan(validate(scenario(network={"queue": "50pkt"}, tcp={"initial_window": 4, "sack": False})))
+    plan = make_plan(expanded(scenario(network={"queue": "50pkt"}, tcp={"initial_window": 4, "sack": False})))
     assert plan.mtu == 1448 + 40 + 12
     # The token bucket counts the Ethernet header: a full frame leaves at the simulated packet rate.
     assert plan.kernel_rate(20e6) == pytest.approx(20e6 * 1514 / 1500)
@@ -85,14 +85,14 @@ def test_fields_map_to_kernel_settings():
 def test_access_delays_and_shared_hosts_map_per_host_pair():
     # A flow with a pair of its own may have its own access delay (a longer RTT).
     d = scenario(flows=[{"algorithm": "cubic", "size": "1MB", "access_delay": "5ms"}, {"algorithm": "cubic", "size": "1MB"}])
-    assert make_plan(validate(d)).access_delay_s == [0.005, 0.0]
+    assert make_plan(expanded(d)).access_delay_s == [0.005, 0.0]
     d = scenario(network={"hosts": 2}, flows=[{"algorithm": "cubic", "size": "1MB", "host": h} for h in (0, 1, 0)])
-    plan = make_plan(validate(d))
+    plan = make_plan(expanded(d))
     assert [f.host for f in plan.flows] == [0, 1, 0] and len(plan.hosts) == 2
     # Flows of one host share its TCP settings; different ones are refused, naming the flow.
     d["flows"][2]["tcp"] = {"sack": False}
     with pytest.raises(ScenarioError, match=r"^flows\[2\]\.tcp: "):
-        make_plan(validate(d))
+        make_plan(expanded(d))
 
 
 kernel = pytest.mark.skipif(requirements() is not None, reason=f"kernel testbed unavailable: {requirements()}")

@@ -16,7 +16,7 @@ import pytest
 from tcpstart.kernel import bpfcc, requirements
 from tcpstart.kernel.plan import make_plan
 from tcpstart.kernel.startups import CASES, compare
-from tcpstart.scenario import ScenarioError, validate
+from tcpstart.scenario import ScenarioError, expanded
 
 
 def scenario(algorithm: str, size: str, rate: str = "10Mbps", rtt: str = "40ms", queue: str = "1bdp",
@@ -31,7 +31,7 @@ def scenario(algorithm: str, size: str, rate: str = "10Mbps", rtt: str = "40ms",
 def test_a_machine_without_bpf_refuses_in_one_line_naming_the_flow(monkeypatch):
     monkeypatch.setattr(bpfcc, "missing", lambda: "it needs clang to build (apt-get install clang)")
     with pytest.raises(ScenarioError) as e:
-        make_plan(validate(scenario("jump-start", "100KB")))
+        make_plan(expanded(scenario("jump-start", "100KB")))
     assert str(e.value) == (
         "flows[0].algorithm: 'jump-start' runs on the kernel as BPF, and it needs clang to build (apt-get install clang)"
     )
@@ -39,10 +39,10 @@ def test_a_machine_without_bpf_refuses_in_one_line_naming_the_flow(monkeypatch):
 
 @pytest.mark.skipif(bpfcc.missing() is not None, reason=f"no BPF: {bpfcc.missing()}")
 def test_the_plan_carries_the_parameters_in_the_objects_order_with_the_registrations_defaults():
-    plan = make_plan(validate(scenario("jump-start", "100KB", params={"abc": 0})))
+    plan = make_plan(expanded(scenario("jump-start", "100KB", params={"abc": 0})))
     # jump_start.bpf.c: index 0 unpaced_within_iw (default 0), 1 abc.
     assert plan.flows[0].bpf_params == (0.0, 0.0)
-    assert make_plan(validate(scenario("jump-start", "100KB"))).flows[0].bpf_params == (0.0, 1.0)
+    assert make_plan(expanded(scenario("jump-start", "100KB"))).flows[0].bpf_params == (0.0, 1.0)
     # The receiver advertises its buffer from the SYN-ACK on (the kernel caps it at 65,535 bytes).
     assert "initrwnd 11050 " in plan.hosts[0].route  # the 16 MB default buffer in segments
     assert plan.hosts[0].sysctls(receiver=False)["net.ipv4.tcp_pacing_ss_ratio"] == "100"

@@ -1,10 +1,12 @@
 """The Rust core. Scenarios cross this boundary as dicts or JSON text; results as a `Run` whose
 summary and columns are converted when asked for."""
 
-from typing import Any, Callable, Optional, Sequence, Union, final
+from typing import Any, Callable, Optional, Sequence, final
 
 __all__ = [
     "validate",
+    "expand",
+    "scenario_fields",
     "algorithms",
     "estimate",
     "schema",
@@ -27,24 +29,36 @@ __all__ = [
     "__debug_build__",
 ]
 
-def validate(scenario: Any) -> str:
-    """Parses and checks a scenario; returns it resolved (all defaults filled in) as JSON.
+def validate(scenario: str, toml: bool = False) -> str:
+    """Parses and checks a scenario given as JSON text; returns it with every default filled in,
+    in user units ("20Mbps", "40ms"), as JSON (keys sorted) or, with `toml`, as TOML text: either
+    reads back as the same scenario.
 
     Raises ValueError with one line, "<field path>: <message>", for a scenario that is not valid.
     """
 
-def estimate(scenario: Union[str, dict[str, Any]]) -> dict[str, Any]:
+def expand(scenario: str) -> str:
+    """The run's scenario (given as JSON text) as JSON: every flow, host pair and page expanded,
+    in the simulator's units (bits per second, {"secs", "nanos"}). Raises ValueError like
+    `validate`."""
+
+def scenario_fields() -> str:
+    """Every scenario field as JSON: a list of {table, name, kind, default, range, meaning}, the
+    core's one table of fields and defaults; `default` is {"value": JSON literal}, {"rule": text}
+    or "required"."""
+
+def estimate(scenario: str) -> dict[str, Any]:
     """The estimated size of the scenario's run (connections, packets, rows, memory_bytes,
     cpu_seconds, ...), its limits and `refusal`: None or the one-line reason a run is refused.
     Raises ValueError for a scenario within its limits that is not valid."""
 
 def run_all(
-    scenarios: Sequence[Union[str, dict[str, Any]]],
+    scenarios: Sequence[str],
     stop: Optional[Stop] = None,
     progress: Optional[Callable[[int, float, Optional[float]], None]] = None,
 ) -> tuple[list[Run], Optional[str]]:
-    """Simulates scenarios, each a dict or its JSON text, one after another without the GIL. A
-    dict gives what its text `tcpstart.scenario.to_json(d)` would give, without making that text.
+    """Simulates scenarios, each given as JSON text (`tcpstart.scenario.to_json`), one after
+    another without the GIL.
 
     Returns the runs in order and None, or, when a scenario is not valid, the runs before it and
     its one-line error, "<field path>: <message>".

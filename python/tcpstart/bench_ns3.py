@@ -28,7 +28,8 @@ from typing import Any, Callable, Optional
 from tcpstart.bench_scenarios import BENCHMARKS, VARIANTS
 from tcpstart.crosscheck.matrix import IP_TCP_HEADER, PPP_HEADER, TIMESTAMP_OPTION
 from tcpstart.crosscheck.ns3build import available, build
-from tcpstart.scenario import validate
+from tcpstart.scenario import expanded
+from tcpstart.simulate import algorithms
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def _wire_scale(mss: int, timestamps: bool) -> float:
 
 def ns3_args(name: str, duration: Optional[str]) -> list[str]:
     if name in TRANSFERS:
-        return transfer_args(validate(TRANSFERS[name](duration)), duration)
+        return transfer_args(expanded(TRANSFERS[name](duration)), duration)
     b = NS3_BENCHMARKS[name]
     if duration is None:
         raise ValueError(f"{name} needs a duration")
@@ -146,8 +147,10 @@ def transfer_args(s: dict[str, Any], duration: Optional[str]) -> list[str]:
     tcp = _only([f["tcp"] for f in flows], "TCP settings")
     algorithm = _only([f["algorithm"] for f in flows], "algorithm")
     params = _only([f["params"] for f in flows], "algorithm parameters")
+    # The core fills in every parameter; the ns-3 counterparts exist for the defaults.
+    defaults = next({p["name"]: p["default"] for p in a["params"]} for a in algorithms() if a["name"] == algorithm)
     mss = tcp["mss"]
-    if algorithm == "jump-start" and params in ({}, {"abc": 1.0}):
+    if algorithm == "jump-start" and params == defaults:
         # Jump Start's jump sends the whole transfer (the receiver window is larger), paced over
         # the handshake's RTT, then runs NewReno in congestion avoidance from cwnd = ssthresh =
         # what it sent. ns-3: that window as the initial window, ssthresh alike, and pacing at
@@ -160,7 +163,7 @@ def transfer_args(s: dict[str, Any], duration: Optional[str]) -> list[str]:
             "--ns3::TcpSocketState::PacingCaRatio=100",
             f"--ns3::TcpSocket::InitialSlowStartThreshold={iw * mss}",
         ]
-    elif algorithm == "newreno" and params in ({}, {"abc": 1.0}):
+    elif algorithm == "newreno" and params == defaults:
         if tcp["initial_window"] % mss:
             raise ValueError("the ns-3 program's initial window is whole segments")
         iw = tcp["initial_window"] // mss

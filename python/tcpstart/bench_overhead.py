@@ -23,7 +23,7 @@ from tcpstart import _core
 from tcpstart.batch import run_many
 from tcpstart.bench import small_runs
 from tcpstart.results import Result
-from tcpstart.scenario import scenario_dict
+from tcpstart.scenario import scenario_dict, to_json
 from tcpstart.simulate import run_in_turn
 
 
@@ -45,9 +45,9 @@ def measure(count: int = 1000, chunk: int = 64) -> dict[str, list[float]]:
         batch = scenarios[i : i + chunk]
         t0 = clock()
         given = [scenario_dict(s) for s in batch]
-        dicts = [d for d, _ in given]
+        texts = [to_json(d) for d, _ in given]
         t1 = clock()
-        runs, _ = _core.run_all(dicts)
+        runs, _ = _core.run_all(texts)
         t2 = clock()
         results = [Result.from_core(out, scenario=d) for out, (d, _) in zip(runs, given)]
         t3 = clock()

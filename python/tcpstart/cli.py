@@ -35,7 +35,7 @@ from tcpstart.kernel.command import add_command as add_testbed_command
 from tcpstart.results import Result, describe_scenario
 from tcpstart.progress import ANNOUNCE_OVER
 from tcpstart.simulate import InvariantError, algorithms, estimate, run
-from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate
+from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate, validate_toml
 from tcpstart.sweep.command import add_command as add_sweep_command
 
 if TYPE_CHECKING:
@@ -433,8 +433,8 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     scenario = read_scenario_file(args.scenario)
     with _in_file(args.scenario):
-        resolved = validate(scenario)
-    print(json.dumps(resolved, indent=2))
+        resolved = validate_toml(scenario)
+    print(resolved, end="")
     return 0
 
 
@@ -666,7 +666,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/benchmark)")
     p.set_defaults(func=cmd_benchmark)
 
-    p = add("validate", "check a scenario file and print it with all defaults filled in", ['tcpstart validate scenarios/lossy-link.toml'])
+    p = add(
+        "validate",
+        "check a scenario file and print it as TOML with every default filled in, in user units; `run` reads it as the same scenario",
+        ["tcpstart validate scenarios/lossy-link.toml > resolved.toml", "tcpstart run resolved.toml --out out/resolved"],
+    )
     p.add_argument("scenario", metavar="SCENARIO", help="a scenario file: TOML, or a result folder's scenario.json")
     p.set_defaults(func=cmd_validate)
 

@@ -1,8 +1,10 @@
 """Scenarios as plain Python objects, and loading them from TOML files.
 
-These classes only describe a scenario: every check (units, ranges, unknown names) happens in the
-Rust core, so a scenario written in Python, in TOML or on the command line gets the same one-line
-error naming the field. Values with units are strings ("20Mbps", "200ms", "1MB", "1bdp").
+These classes only describe a scenario: every check (units, ranges, unknown names) and every
+default lives in the Rust core, so a scenario written in Python, in TOML or on the command line
+gets the same defaults and the same one-line error naming the field. A field left as None takes
+the core's default (docs/scenario-reference.md lists them all; `Scenario.validate()` shows them
+filled in). Values with units are strings ("20Mbps", "200ms", "1MB", "1bdp").
 """
 
 from __future__ import annotations
@@ -117,13 +119,13 @@ class Dumbbell:
     """Senders and receivers joined by one bottleneck link in each direction.
 
     Give either `rtt` (base round-trip time of the path) or `delay` (one-way delay of the
-    bottleneck); `rtt` is 200 ms when neither is given.
+    bottleneck). Unset: 20 Mbps, an rtt of 200 ms, a queue of one bandwidth-delay product.
     """
 
-    rate: Quantity = "20Mbps"
+    rate: Optional[Quantity] = None
     rtt: Optional[Quantity] = None
     delay: Optional[Quantity] = None
-    queue: Optional[Quantity] = "1bdp"
+    queue: Optional[Quantity] = None
     reverse_rate: Optional[Quantity] = None
     reverse_queue: Optional[Quantity] = None
     loss: Optional[float] = None
@@ -157,8 +159,6 @@ class Dumbbell:
     reverse_trace: Optional[str] = None
 
     def __post_init__(self) -> None:
-        if self.rtt is None and self.delay is None:
-            self.rtt = "200ms"
         # Tables read from TOML or JSON become the dataclasses above. A table that does not fit
         # stays a table, for the core to name the field at fault when the scenario is checked.
         for name, cls in _ELEMENT_TABLES.items():
@@ -230,9 +230,9 @@ class Flow:
 
     algorithm: Optional[str] = None
     size: Optional[Quantity] = None
-    start: Quantity = "0s"
+    start: Optional[Quantity] = None
     params: Dict[str, float] = field(default_factory=dict)
-    count: int = 1
+    count: Optional[int] = None
     tcp: Optional[Tcp] = None
     access_rate: Optional[Quantity] = None
     access_delay: Optional[Quantity] = None
@@ -245,11 +245,7 @@ class Flow:
     drop_transmissions: Optional[List[int]] = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = _set_fields(self)
-        if self.starts is not None:
-            d.pop("start", None)
-            d.pop("count", None)
-        return d
+        return _set_fields(self)
 
 
 @dataclass
@@ -258,10 +254,10 @@ class Udp:
 
     With `on` and `off` it alternates on and off periods, of fixed lengths or (`on_off=
     "exponential"`) exponentially distributed with those means. `stop=None` sends until the
-    scenario's duration.
+    scenario's duration. Unset, `rate` is 1 Mbps.
     """
 
-    rate: Quantity = "1Mbps"
+    rate: Optional[Quantity] = None
     packet_size: Optional[int] = None
     start: Optional[Quantity] = None
     stop: Optional[Quantity] = None
@@ -354,7 +350,8 @@ class Scenario:
     """Algorithm of the flows and web workloads that name none (newreno when unset)."""
     tcp: Optional[Tcp] = None
     duration: Optional[Quantity] = None
-    seed: int = 1
+    seed: Optional[int] = None
+    """Seed of every random stream (1 when unset)."""
     trace: Trace = field(default_factory=Trace)
     limits: Optional[Limits] = None
 
@@ -363,8 +360,13 @@ class Scenario:
         return _set_fields(self)
 
     def validate(self) -> dict[str, Any]:
-        """The scenario as the core resolves it (all defaults filled in, SI units)."""
+        """The scenario with every default filled in, in user units ("20Mbps", "40ms"): a dict
+        that `run` takes as the same scenario. Raises ScenarioError naming a bad field."""
         return validate(self.to_dict())
+
+    def to_toml(self) -> str:
+        """The scenario as TOML with every default filled in (`tcpstart validate`'s output)."""
+        return validate_toml(self.to_dict())
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Scenario:
@@ -375,14 +377,14 @@ class Scenario:
             return kind(**{**_from_toml_names(t), "tcp": Tcp(**t["tcp"]) if "tcp" in t else None})
 
         return cls(
-            network=Dumbbell(**d["network"]),
+            network=Dumbbell(**d.get("network", {})),
             flows=[with_tcp(Flow, f) for f in d.get("flows", [])],
             udp=[Udp(**_from_toml_names(u)) for u in d.get("udp", [])],
             web=[with_tcp(Web, w) for w in d.get("web", [])],
             algorithm=d.get("algorithm"),
             tcp=Tcp(**d["tcp"]) if "tcp" in d else None,
             duration=d.get("duration"),
-            seed=d.get("seed", 1),
+            seed=d.get("seed"),
             trace=Trace(**d.get("trace", {})),
             limits=Limits(**d["limits"]) if "limits" in d else None,
         )
@@ -393,16 +395,40 @@ class Scenario:
 
 
 def validate(d: dict[str, Any]) -> dict[str, Any]:
-    """Asks the core to check a scenario dict; returns the resolved scenario."""
-    if not isinstance(d, dict):
-        raise ScenarioError(f"a scenario must be a table (dict), got {type(d).__name__}")
+    """Asks the core to check a scenario dict; returns it with every default filled in, in user
+    units, as a dict that reads back as the same scenario."""
+    return json.loads(_validated(d, toml=False))
+
+
+def validate_toml(d: dict[str, Any]) -> str:
+    """`validate` as TOML text."""
+    return _validated(d, toml=True)
+
+
+def expanded(d: dict[str, Any]) -> dict[str, Any]:
+    """The scenario as the simulator runs it: every flow, host pair and page expanded, in the
+    simulator's units (bits per second, {"secs", "nanos"}). For the tools that translate a
+    scenario to another simulator or a testbed; it does not read back as a scenario."""
     try:
-        return json.loads(_core.validate(d))
+        return json.loads(_core.expand(to_json(d)))
     except ValueError as e:
         raise ScenarioError(str(e)) from None
 
 
-def to_json(d: dict[str, Any]) -> str:
+def _validated(d: dict[str, Any], toml: bool) -> str:
+    if not isinstance(d, dict):
+        raise ScenarioError(f"a scenario must be a table (dict), got {type(d).__name__}")
+    try:
+        return _core.validate(to_json(d), toml)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def to_json(d: Any) -> str:
+    """A scenario dict as the JSON text the core reads: the one way scenarios go in."""
+    if not isinstance(d, dict):
+        # serde reads a struct from a list of its fields in order; a scenario never is one.
+        raise ScenarioError(f"a scenario must be a table, got {'a list' if isinstance(d, (list, tuple)) else type(d).__name__}")
     return _ENCODE(d)
 
 
@@ -422,12 +448,6 @@ def _json_default(value: Any) -> Any:
 # json.dumps(d, default=_json_default) with an encoder made once: json.dumps builds a new one
 # whenever an option is given (0.5 us of the 4.4 us that B5's scenario took, warm).
 _ENCODE = json.JSONEncoder(default=_json_default).encode
-
-
-def json_data(text: str) -> Any:
-    """The data of `to_json`'s text, with NaN and infinity as the floats they are: JSON has no
-    text for them, and the core names them with the field's range."""
-    return json.loads(text)
 
 
 def read_scenario_file(path: str | os.PathLike[str]) -> dict[str, Any]:

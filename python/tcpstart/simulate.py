@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 from tcpstart import _core
 from tcpstart.progress import watching
 from tcpstart.results import Result
-from tcpstart.scenario import ScenarioError, ScenarioLike, scenario_dict
+from tcpstart.scenario import ScenarioError, ScenarioLike, scenario_dict, to_json
 
 # A run broke one of the simulator's invariants (a simulator bug); a RuntimeError.
 InvariantError = _core.InvariantError
@@ -41,7 +41,7 @@ def run_in_turn(
     `stop` raises KeyboardInterrupt (see `_core.run_all`, which calls `progress`).
     """
     given = [scenario_dict(s) for s in scenarios]
-    runs, error = _core.run_all([d for d, _ in given], stop, progress)
+    runs, error = _core.run_all([to_json(d) for d, _ in given], stop, progress)
     if error is not None:
         path = given[len(runs)][1]
         raise ScenarioError(f"{path}: {error}" if path else error)
@@ -59,7 +59,7 @@ def estimate(scenario: ScenarioLike) -> dict[str, Any]:
     """
     d, path = scenario_dict(scenario)
     try:
-        return _core.estimate(d)
+        return _core.estimate(to_json(d))
     except ValueError as e:
         raise ScenarioError(f"{path}: {e}" if path else str(e)) from None
 

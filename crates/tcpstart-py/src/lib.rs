@@ -1,5 +1,5 @@
-//! The Python extension module `tcpstart._core`: a thin layer that takes scenario JSON, runs the
-//! simulator without holding the GIL, and hands results over as columns (never row by row) and
+//! The Python extension module `tcpstart._core`: a thin layer that takes scenarios as JSON text
+//! (their one way in, written by `tcpstart.scenario.to_json`), runs the simulator without holding the GIL, and hands results over as columns (never row by row) and
 //! the summary as Python objects built straight from Rust's, each part when first asked for.
 
 use std::ops::ControlFlow;
@@ -12,16 +12,12 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 
-use serde::Deserialize;
-
 use tcpstart_sim::columns::{Dtype, Schema, Values};
 use tcpstart_sim::output::{LinkSummary, Summary};
-use tcpstart_sim::scenario::{RawScenario, Scenario};
 use tcpstart_sim::trace::{FlowTable, FlowTrace, PacketTrace, QueueTable, QueueTrace};
 use tcpstart_sim::{scenario, Progress, ScenarioError, Stopped};
 
 mod controller;
-mod pyde;
 
 create_exception!(
     _core,
@@ -43,34 +39,50 @@ fn user_error(e: ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// Validates a scenario, a dict or its JSON text, read as `run_all` reads it; returns it
-/// resolved (defaults filled in) as JSON.
+/// Validates a scenario given as JSON text; returns it with every default filled in, in user
+/// units, as JSON (`toml=False`) or TOML text that reads back as the same scenario.
 #[pyfunction]
-fn validate(scenario: &Bound<'_, PyAny>) -> PyResult<String> {
-    let s = take(scenario)?.and_then(check).map_err(user_error)?;
-    Ok(serde_json::to_string(&s).expect("a resolved scenario serialises"))
+#[pyo3(signature = (scenario, toml=false))]
+fn validate(scenario: &str, toml: bool) -> PyResult<String> {
+    let resolved = scenario::resolved_json(scenario).map_err(user_error)?;
+    Ok(match toml {
+        true => ::toml::to_string(&resolved)
+            .map_err(|e| user_error(ScenarioError::new("", format!("cannot be written as TOML: {e}"))))?,
+        false => resolved.to_string(),
+    })
 }
 
-/// The estimated size of a scenario's run (given as JSON text or a dict) and its limits, as a
-/// dict; `refusal` is the one-line reason a run would be refused, or None. A scenario within its
+/// The run's scenario as JSON: every flow, host pair and page expanded, in the simulator's
+/// units (bits per second, {secs, nanos}); for the tools that translate a scenario to another
+/// simulator or a testbed.
+#[pyfunction]
+fn expand(scenario: &str) -> PyResult<String> {
+    let s = scenario::from_json(scenario).map_err(user_error)?;
+    Ok(serde_json::to_string(&s).expect("a scenario serialises"))
+}
+
+/// The estimated size of a scenario's run (given as JSON text) and its limits, as a dict;
+/// `refusal` is the one-line reason a run would be refused, or None. A scenario within its
 /// limits is also validated (a ValueError names a bad field); one beyond them is not expanded.
 #[pyfunction]
-fn estimate<'py>(py: Python<'py>, scenario: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let raw = take(scenario)?
-        .and_then(|input| match input {
-            Input::Text(text) => scenario::parse(&text),
-            Input::Read(raw) => Ok(*raw),
-        })
-        .map_err(user_error)?;
+fn estimate<'py>(py: Python<'py>, scenario: &str) -> PyResult<Bound<'py, PyAny>> {
+    let raw = scenario::parse(scenario).map_err(user_error)?;
     let (size, limits) = raw.estimate().map_err(user_error)?;
     let refusal = size.within(&limits).err();
     if refusal.is_none() {
-        raw.validate().map_err(user_error)?;
+        raw.resolve().map_err(user_error)?;
     }
     let mut value = serde_json::to_value(&size).expect("an estimate serialises");
     value["limits"] = serde_json::to_value(limits).expect("limits serialise");
     value["refusal"] = refusal.map(|e| e.to_string()).into();
     to_python(py, &value)
+}
+
+/// Every field of a scenario with its table, kind, default, range and meaning, as JSON: the
+/// core's one table of fields and defaults.
+#[pyfunction]
+fn scenario_fields() -> String {
+    serde_json::to_string(tcpstart_sim::scenario::defaults::FIELDS).expect("the fields serialise")
 }
 
 /// The trace tables and their columns (name, dtype, unit, doc), as JSON.
@@ -250,58 +262,6 @@ impl Run {
     }
 }
 
-/// A scenario as the simulation takes it: JSON text, or a dict already read (pyde).
-enum Input {
-    Text(String),
-    Read(Box<RawScenario>),
-}
-
-/// Takes a scenario given as JSON text or as a dict. A dict of plain data is read from its
-/// Python objects; any other is written out as JSON text (`tcpstart.scenario.to_json`) and that
-/// text's data read back (`tcpstart.scenario.json_data`), which is plain but for NaN and infinity
-/// kept as floats: JSON has no text for them, and serde_json would only say `expected value`
-/// where the field's range check names them. What is still not plain (lone surrogates, data
-/// nested too deep) is read as the text. A dict that does not read is read again with the field
-/// path for its error, as `scenario::from_json` does with text.
-fn take(s: &Bound<'_, PyAny>) -> PyResult<Result<Input, ScenarioError>> {
-    if let Ok(text) = s.downcast::<PyString>() {
-        return Ok(Ok(Input::Text(text.to_cow()?.into_owned())));
-    }
-    // serde reads a struct from a list of its fields in order too; a whole scenario never is one.
-    if s.is_instance_of::<PyList>() || s.is_instance_of::<PyTuple>() {
-        return Ok(Err(ScenarioError::new("", "a scenario must be a table, got a list")));
-    }
-    if let Some(read) = read_plain(s) {
-        return Ok(read);
-    }
-    let module = s.py().import("tcpstart.scenario")?;
-    let text: String = module.getattr("to_json")?.call1((s,))?.extract()?;
-    let data = module.getattr("json_data")?.call1((text.as_str(),))?;
-    Ok(read_plain(&data).unwrap_or(Ok(Input::Text(text))))
-}
-
-/// A scenario of plain data read from its objects; None when it is not plain data (pyde).
-fn read_plain(s: &Bound<'_, PyAny>) -> Option<Result<Input, ScenarioError>> {
-    if !pyde::plain(s) {
-        return None;
-    }
-    match RawScenario::deserialize(pyde::Value(s.clone())) {
-        Ok(raw) => Some(Ok(Input::Read(Box::new(raw)))),
-        Err(pyde::Error::Json(_)) => {
-            Some(scenario::with_path(pyde::Value(s.clone())).map(|raw| Input::Read(Box::new(raw))))
-        }
-        Err(pyde::Error::NotPlain) => None,
-    }
-}
-
-/// Checks a scenario.
-fn check(input: Input) -> Result<Scenario, ScenarioError> {
-    match input {
-        Input::Text(text) => scenario::from_json(&text),
-        Input::Read(raw) => raw.validate(),
-    }
-}
-
 /// A flag that stops every run given it within a few milliseconds: the runs of a batch on
 /// several threads (tcpstart.batch) share one, and the first to be interrupted sets it.
 #[pyclass(module = "tcpstart._core", frozen)]
@@ -391,7 +351,7 @@ fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
 }
 
 /// Simulates one checked scenario.
-fn simulate(s: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Run, Stopped> {
+fn simulate(s: scenario::Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Result<Run, Stopped> {
     let started = std::time::Instant::now();
     let out = tcpstart_sim::run_watched(s, watch)?;
     let core_seconds = started.elapsed().as_secs_f64();
@@ -405,8 +365,8 @@ fn simulate(s: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Resu
     })
 }
 
-/// Simulates scenarios, each a dict or its JSON text, one after another without holding the GIL
-/// (only reading the dicts needs it): many small runs on threads (tcpstart.batch) overlap in
+/// Simulates scenarios, each given as JSON text, one after another without holding the GIL:
+/// many small runs on threads (tcpstart.batch) overlap in
 /// everything but the hand-over, and a batch pays for releasing and taking back the GIL once.
 /// Returns the runs in order and, if a scenario is not valid, the one-line error of the first
 /// such (the runs stop there).
@@ -419,21 +379,10 @@ fn simulate(s: Scenario, watch: impl FnMut(Progress) -> ControlFlow<()>) -> Resu
 #[pyo3(signature = (scenarios, stop=None, progress=None))]
 fn run_all(
     py: Python<'_>,
-    scenarios: Vec<Bound<'_, PyAny>>,
+    scenarios: Vec<String>,
     stop: Option<Bound<'_, Stop>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(Vec<Run>, Option<String>)> {
-    let mut inputs = Vec::with_capacity(scenarios.len());
-    let mut unreadable = None;
-    for s in &scenarios {
-        match take(s)? {
-            Ok(input) => inputs.push(input),
-            Err(e) => {
-                unreadable = Some(e.to_string());
-                break;
-            }
-        }
-    }
     let mut watcher = Watcher {
         stop: stop.map(|s| s.get().0.clone()),
         looks: progress.is_some() || on_main_thread(py)?,
@@ -445,10 +394,10 @@ fn run_all(
         // All are checked before the first is simulated: checking one right after a simulation,
         // with its code and data evicted from the caches, took 2.0 us against 0.7 us warm
         // (perf/journal.md, "Thirteenth round: B5's overhead after the faster core").
-        let mut checked = Vec::with_capacity(inputs.len());
-        let mut error = unreadable;
-        for input in inputs {
-            match check(input) {
+        let mut checked = Vec::with_capacity(scenarios.len());
+        let mut error = None;
+        for text in &scenarios {
+            match scenario::from_json(text) {
                 Ok(s) => checked.push(s),
                 Err(e) => {
                     error = Some(e.to_string());
@@ -477,6 +426,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(run_all, m)?)?;
     m.add_class::<Run>()?;
     m.add_class::<Stop>()?;

@@ -41,12 +41,18 @@ pub enum Direction {
 impl Direction {
     pub const NAMES: &'static str = "\"forward\" or \"reverse\"";
 
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "forward" => Some(Direction::Forward),
-            "reverse" => Some(Direction::Reverse),
-            _ => None,
+    pub const ALL: [Direction; 2] = [Direction::Forward, Direction::Reverse];
+
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Reverse => "reverse",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|x| x.name() == s)
     }
 
     pub fn flip(self) -> Self {

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from tcpstart.scenario import ScenarioLike, scenario_dict, validate
+from tcpstart.scenario import ScenarioLike, expanded, scenario_dict
 
 
 def requirements() -> Optional[str]:
@@ -50,7 +50,7 @@ def testbed(scenario: ScenarioLike, runs: int = 1, out: Optional[str | os.PathLi
         raise ValueError(f"runs: must be at least 1, got {runs}")
     d, path = scenario_dict(scenario)
     try:
-        plan = make_plan(validate(d))
+        plan = make_plan(expanded(d))
     except ScenarioError as e:
         raise ScenarioError(f"{path}: {e}" if path else str(e)) from None
     missing = requirements()

@@ -276,19 +276,26 @@ def _kernel_module(f: dict[str, Any], where: str, available: set[str]) -> str:
     for name, value in required.items():
         if f["params"].get(name) != value:
             raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} is {f['algorithm']} with {name} = {value:g}")
-    for name in f["params"]:
-        if name not in required and name not in FREE_PARAMS:
+    defaults = _defaults(f["algorithm"])
+    for name, value in f["params"].items():
+        # The core fills in every parameter: only one set away from its default asks for more.
+        if name not in required and name not in FREE_PARAMS and value != defaults.get(name):
             raise refuse(f"{where}.params.{name}", f"the kernel's {kernel} module takes no per-flow parameters")
     return kernel
+
+
+def _defaults(algorithm: str) -> dict[str, float]:
+    """The algorithm's parameters with their defaults, from its registration."""
+    from tcpstart.simulate import algorithms
+
+    info = next(a for a in algorithms() if a["name"] == algorithm)
+    return {p["name"]: p["default"] for p in info["params"]}
 
 
 def _bpf_params(algorithm: str, given: dict[str, float]) -> tuple[float, ...]:
     """The parameters in the BPF object's order, defaults from the algorithm's registration (the
     core has checked names and ranges)."""
-    from tcpstart.simulate import algorithms
-
-    info = next(a for a in algorithms() if a["name"] == algorithm)
-    defaults = {p["name"]: p["default"] for p in info["params"]}
+    defaults = _defaults(algorithm)
     return tuple(float(given.get(name, defaults[name])) for name in bpfcc.BPF_ALGORITHMS[algorithm].params)
 
 

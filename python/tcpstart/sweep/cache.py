@@ -44,14 +44,15 @@ FORMAT = 2
 # Columns of a pack that hold a run's texts rather than its measurements.
 TEXT_COLUMNS = ("scenario", "summary")
 
-# The resolved scenario begins with its seed (the core writes the fields in their declared order):
-# the runs of one cell differ only there, so one resolution serves them all (see seeded).
-_SEED_HEAD = '{"seed":0,'
+# The resolved scenario holds its seed once, at the top level (the core writes the keys of its
+# tables sorted, and a quote inside a string is escaped): the runs of one cell differ only there,
+# so one resolution serves them all (see seeded).
+_SEED = ',"seed":0,'
 
 
 def resolve(scenario_json: str) -> str:
-    """The core's resolved scenario as JSON text: its fields in their declared order, maps
-    sorted, so the same text for the same scenario in every process of one version."""
+    """The core's resolved scenario as JSON text: every default filled in, keys sorted, so the
+    same text for the same scenario in every process of one version."""
     try:
         return _core.validate(scenario_json)
     except ValueError as e:
@@ -61,9 +62,9 @@ def resolve(scenario_json: str) -> str:
 def seeded(unseeded: str, seed: int) -> str:
     """The resolved text of a scenario with seed `seed`, from its resolved text with seed 0:
     what resolve() would give, without asking the core again."""
-    if not unseeded.startswith(_SEED_HEAD):
-        raise ValueError("the core's resolved scenario does not begin with its seed")
-    return f'{{"seed":{seed},{unseeded[len(_SEED_HEAD):]}'
+    if unseeded.count(_SEED) != 1:
+        raise ValueError("the core's resolved scenario does not hold its seed once")
+    return unseeded.replace(_SEED, f',"seed":{seed},')
 
 
 def run_key(resolved: str, version: str = _core.__version__) -> str:

@@ -270,8 +270,13 @@ def replication_seed(base_seed: int, replication: int, cell: Mapping[str, Value]
     return cell_seeds(base_seed, cell, paired)(replication)
 
 
-def _nanos(duration: Mapping[str, int]) -> int:
-    return duration["secs"] * 1_000_000_000 + duration["nanos"]
+_NS_PER_UNIT = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
+
+
+def _nanos(written: str) -> int:
+    """A time as the core writes a resolved one: a whole number of s, ms, us or ns."""
+    digits = written.rstrip("smun")
+    return int(digits) * _NS_PER_UNIT[written[len(digits) :]]
 
 
 def jitter_starts(scenario: Dict[str, Any], jitter_ns: int, seed: int) -> None:
@@ -284,13 +289,10 @@ def jitter_starts(scenario: Dict[str, Any], jitter_ns: int, seed: int) -> None:
     """
     resolved = validate(scenario)["flows"]
     rng = np.random.default_rng(seed)
-    first = 0  # index in the resolved flows of the given flow's first connection
-    for flow in scenario.get("flows", []):
-        n = len(flow["starts"]) if "starts" in flow else flow.get("count", 1)
+    for flow, written in zip(scenario.get("flows", []), resolved):
         offset = int(rng.integers(jitter_ns)) if jitter_ns > 0 else 0
         if "starts" not in flow and flow.get("arrivals") != "poisson":
-            flow["start"] = f"{_nanos(resolved[first]['start']) + offset}ns"
-        first += n
+            flow["start"] = f"{_nanos(written['start']) + offset}ns"
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,12 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    bytes, default_trace_interval, direction, fmt_rate, in_range, rate, time, trace_interval, Quantity, RawScenario,
+use super::defaults::{MSS, RCV_BUF};
+use super::ranges::{
+    bytes, default_trace_interval, direction, fmt_rate, in_range, limit, rate, time, trace_interval,
+    MAX_FLOWS_PER_ENTRY, MAX_TIME,
 };
-use super::{limit, Limit, MAX_FLOWS_PER_ENTRY, MAX_TIME, MSS, RCV_BUF};
+use super::{Limit, Quantity, RawScenario};
 use crate::error::ScenarioError;
 use crate::packet::Direction;
 use crate::traffic::udp::UDP_HEADER_BYTES;
@@ -103,6 +105,12 @@ fn env_limits() -> Result<Limits, ScenarioError> {
 }
 
 impl RawScenario {
+    /// The estimated size of this scenario's run and the limits it is held to, from the
+    /// scenario as written: nothing is expanded, so a scenario far too large is sized at once.
+    pub fn estimate(&self) -> Result<(Estimate, Limits), ScenarioError> {
+        Ok((Estimate::of(self), self.limits()?))
+    }
+
     /// The limits this scenario's run is held to: its `[limits]`, then `TCPSTART_LIMITS`, then
     /// the defaults.
     pub fn limits(&self) -> Result<Limits, ScenarioError> {
@@ -270,7 +278,7 @@ impl Estimate {
         }
 
         for (i, w) in raw.web.iter().enumerate() {
-            let Ok(spec) = w.spec("") else { continue };
+            let Ok((spec, _)) = w.spec("") else { continue };
             let objects = object_count(&spec, stream(seed, Stream::Web(i)));
             e.connections += objects;
             // Of the fields that multiply the objects, the one furthest above its default.

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use core::time::Duration;
 use serde::{Deserialize, Serialize};
 
-use super::{rate, time, Quantity, RawNetwork, MAX_TIME};
+use super::ranges::{rate, time, MAX_TIME};
+use super::{Quantity, RawNetwork};
 use crate::delivery_trace::DeliveryTrace;
 use crate::error::ScenarioError;
 use crate::link_schedule::{Change, Level, Schedule};

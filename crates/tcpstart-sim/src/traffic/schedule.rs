@@ -18,12 +18,18 @@ pub enum Arrivals {
 impl Arrivals {
     pub const NAMES: &'static str = "\"periodic\" or \"poisson\"";
 
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "periodic" => Some(Arrivals::Periodic),
-            "poisson" => Some(Arrivals::Poisson),
-            _ => None,
+    pub const ALL: [Arrivals; 2] = [Arrivals::Periodic, Arrivals::Poisson];
+
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Periodic => "periodic",
+            Arrivals::Poisson => "poisson",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|x| x.name() == s)
     }
 }
 

@@ -32,12 +32,18 @@ pub enum OnOffKind {
 impl OnOffKind {
     pub const NAMES: &'static str = "\"fixed\" or \"exponential\"";
 
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "fixed" => Some(OnOffKind::Fixed),
-            "exponential" => Some(OnOffKind::Exponential),
-            _ => None,
+    pub const ALL: [OnOffKind; 2] = [OnOffKind::Fixed, OnOffKind::Exponential];
+
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnOffKind::Fixed => "fixed",
+            OnOffKind::Exponential => "exponential",
         }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|x| x.name() == s)
     }
 }
 
