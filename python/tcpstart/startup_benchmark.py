@@ -31,7 +31,7 @@ from typing import Any, Optional, Sequence
 
 from tcpstart.batch import run_many
 from tcpstart.results import Result
-from tcpstart.scenario import ScenarioError, read_scenario_file, validate
+from tcpstart.scenario import ScenarioError, expanded, read_scenario_file
 
 ALGORITHMS = ("newreno", "cubic", "cubic-nohystart", "cubic+hystartpp", "cubic+suss", "bbr", "jump-start")
 SIZES = ("10KB", "100KB", "1MB", "10MB")
@@ -74,7 +74,7 @@ def load_paths(folder: Path, names: Optional[Sequence[str]] = None) -> list[Path
         preset = read_scenario_file(f)
         net, tcp = preset["network"], {**RECEIVER, **preset.get("tcp", {})}
         # The core's reading of the numbers: the bottleneck's rate and the path's base RTT.
-        resolved = validate({"network": net, "tcp": tcp, "flows": [{"size": "1KB"}]})
+        resolved = expanded({"network": net, "tcp": tcp, "flows": [{"size": "1KB"}]})
         seconds = lambda d: d["secs"] + d["nanos"] / 1e9  # noqa: E731
         rtt = 2 * (seconds(resolved["network"]["delay"]) + 2 * seconds(resolved["flows"][0]["access_delay"]))
         paths.append(Path_(f.stem.removeprefix("path-"), net, tcp, resolved["network"]["rate_bps"], rtt))
@@ -85,7 +85,7 @@ def load_paths(folder: Path, names: Optional[Sequence[str]] = None) -> list[Path
 def size_bytes(size: str) -> int:
     """A transfer size as the core reads it (\"100KB\" is 100 000 bytes)."""
     try:
-        return validate({"network": {"rate": "1Mbps", "rtt": "10ms"}, "flows": [{"size": size}]})["flows"][0]["size"]
+        return expanded({"network": {"rate": "1Mbps", "rtt": "10ms"}, "flows": [{"size": size}]})["flows"][0]["size"]
     except ScenarioError as e:
         raise ScenarioError(f"--sizes: {str(e).removeprefix('flows[0].size: ')}") from None
 
