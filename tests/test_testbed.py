@@ -136,7 +136,7 @@ def _struct_ops_maps() -> set[int]:
     return {m["id"] for m in json.loads(p.stdout or "[]") if m.get("name") in names} if p.returncode == 0 else set()
 
 
-def _no_new_struct_ops(before: set[int], timeout: float = 30.0) -> set[int]:
+def _no_new_struct_ops(before: set[int], timeout: float = 120.0) -> set[int]:
     """The maps that appeared since `before` and are still there after `timeout` (the kernel frees
     an unregistered map once the last socket that used it is gone, which a deleted namespace's
     sockets are only when the kernel's namespace cleanup has run: seconds after the run under

@@ -1,7 +1,5 @@
 """`python -m tcpstart` is the `tcpstart` command."""
 
-import sys
+from tcpstart.cli import command
 
-from tcpstart.cli import main
-
-sys.exit(main())
+command()

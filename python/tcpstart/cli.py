@@ -753,3 +753,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("tcpstart: interrupted", file=sys.stderr)
         return 130
+
+
+def command() -> None:
+    """The `tcpstart` command: `main`, then the process's exit. After a Ctrl-C the process ends
+    at once: what the interrupted work held (an interrupted reproduction: seconds of freeing) is
+    the operating system's to reclaim, and everything tcpstart cleans up (temporary folders,
+    partial results) was cleaned up while the interrupt unwound."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -56,12 +56,39 @@ def simulate_batch(tasks: Sequence[Task], keep_traces: bool) -> Done:
     return pack, results
 
 
-def run_local(batches: Iterator[List[T]], work: Work[T], sink: Sink[T], workers: Optional[int] = None) -> None:
+# The core's stop flag of the batches under way in a `run_local(..., abandon=True)`, which a
+# Ctrl-C sets; None otherwise.
+_stop_now: Optional[_core.Stop] = None
+
+
+def stop_flag() -> Optional[_core.Stop]:
+    """The flag a batch's call into the core watches (None outside an abandoning run_local, and
+    on Ray workers)."""
+    return _stop_now
+
+
+def run_local(
+    batches: Iterator[List[T]], work: Work[T], sink: Sink[T], workers: Optional[int] = None, abandon: bool = False
+) -> None:
     """Simulates on `workers` threads (default: one per usable core).
 
     The calling thread only waits: a Ctrl-C reaches it there, and the workers then finish and
-    store the batch each has in hand before the KeyboardInterrupt goes on.
+    store the batch each has in hand before the KeyboardInterrupt goes on; with `abandon` (for
+    batches that run for minutes, whose work calls the core with `stop_flag()`), the batches in
+    hand are stopped instead and not stored.
     """
+    global _stop_now
+    if abandon:
+        _stop_now = _core.Stop()
+    try:
+        _run_local(batches, work, sink, workers, _stop_now)
+    finally:
+        _stop_now = None
+
+
+def _run_local(
+    batches: Iterator[List[T]], work: Work[T], sink: Sink[T], workers: Optional[int], abandon: Optional[_core.Stop]
+) -> None:
     lock = threading.Lock()
     stop = threading.Event()
     errors: List[BaseException] = []
@@ -73,7 +100,10 @@ def run_local(batches: Iterator[List[T]], work: Work[T], sink: Sink[T], workers:
                     batch = next(batches, None)
                 if batch is None:
                     return
-                sink(batch, work(batch))
+                done = work(batch)
+                if abandon is not None and abandon.is_set():
+                    return  # abandoned while it ran
+                sink(batch, done)
             except BaseException as e:  # an invalid scenario, a full disk: the others stop too
                 errors.append(e)
                 stop.set()
@@ -83,11 +113,18 @@ def run_local(batches: Iterator[List[T]], work: Work[T], sink: Sink[T], workers:
     pool = _helper_threads(n)
     futures = [pool.submit(worker) for _ in range(n)]
     try:
+        # Waits in short slices: the kernel may deliver a Ctrl-C to a worker thread, and Python
+        # raises KeyboardInterrupt on this thread only once it wakes.
+        while wait(futures, timeout=0.1).not_done:
+            pass
         for f in futures:
             f.result()
     except KeyboardInterrupt:
         stop.set()
-        wait(futures)
+        if abandon is None:
+            wait(futures)
+        else:  # abandoned: the workers stop at their next look at the flag and store nothing
+            abandon.set()
         raise
     if errors:
         raise errors[0]

@@ -132,12 +132,15 @@ def measure_batch(groups: Sequence[Group], measure: Measure[Any, Any]) -> backen
     """Simulates a batch of groups in one call into the core and makes its pack: a row per
     group with its key (`run`), its scenarios (`scenario`, a JSON list) and its pickled value."""
     texts = [t for _, _, scenarios in groups for t in scenarios]
-    runs, error = _core.run_all(texts)
+    stop = backends.stop_flag()
+    runs, error = _core.run_all(texts, stop)
     if error is not None:
         raise ScenarioError(error)
     results = iter(Result.from_core(run, scenario=orjson.loads(text)) for run, text in zip(runs, texts))
     rows: Dict[str, List[Any]] = {"run": [], "scenario": [], "measured": []}
     for key, reproduction_key, scenarios in groups:
+        if stop is not None and stop.is_set():  # measuring a batch's groups takes seconds too
+            raise KeyboardInterrupt
         value = measure(reproduction_key, [next(results) for _ in scenarios])
         rows["run"].append(key)
         rows["scenario"].append("[" + ",".join(scenarios) + "]")
@@ -206,4 +209,4 @@ def _run(todo: List[Group], measure: Measure[Any, Any], store: Store, setting: S
         if setting.backend == "ray":
             backends.run_ray(batches, work, sink, setting.address)
         else:
-            backends.run_local(batches, work, sink, setting.workers)
+            backends.run_local(batches, work, sink, setting.workers, abandon=True)
