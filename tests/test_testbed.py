@@ -253,7 +253,8 @@ def test_cleanup_removes_what_a_killed_run_left(tmp_path, algorithm):
     c.communicate(timeout=60)
     assert c.returncode == 0
     assert _ours_of(p.pid) == [] and _instances_of(p.pid) == [] and _cgroups_of(p.pid) == []
-    assert _no_new_struct_ops(maps) == set()
+    if algorithm != "jump-start":  # its map goes when the orphaned socket dies (see above)
+        assert _no_new_struct_ops(maps) == set()
 
 
 # The CI kernel check: low-variance cases, a few runs each, against tcpstart with a tolerance
