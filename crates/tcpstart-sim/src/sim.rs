@@ -13,7 +13,7 @@ use crate::pool::PacketPool;
 use crate::queue::Queued;
 use crate::scenario::Scenario;
 use crate::tcp::{Receiver, Sender};
-use crate::topology::{build_links, route, BOTTLENECK, BOTTLENECK_REV};
+use crate::topology::{build_links, route, Paths, BOTTLENECK, BOTTLENECK_REV};
 use crate::trace::{FlowTrace, PacketEvent, PacketTrace, QueueTrace};
 use crate::traffic::udp::UdpSource;
 use crate::traffic::{stream, Stream};
@@ -53,9 +53,10 @@ pub struct Simulation {
     conns: Vec<Connection>,
     /// UDP sources; packets of source `j` carry the id `conns.len() + j` in `Packet::flow`.
     pub udp: Vec<UdpSource>,
-    /// By flow or UDP source id, then `Direction as usize`: the links its packets cross, looked
-    /// up at every hop.
-    paths: Vec<[[u32; 3]; 2]>,
+    /// By flow or UDP source id: the links its packets cross each way, looked up at every hop.
+    paths: Paths,
+    /// Links 0 to `hop_links - 1` are the chain's hops (the dumbbell's two bottleneck links).
+    hop_links: u32,
     /// Objects of each web page that have not completed yet.
     page_remaining: Vec<u32>,
     /// Connections finished, and UDP sources that will still send, so the end of a run without
@@ -125,7 +126,7 @@ impl Simulation {
             };
             let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
             quick_start |= cc.quick_start_request().is_some();
-            let bdp = (scenario.network.rate_bps / 8.0 * f.base_rtt(&scenario.network).as_secs_f64()) as u64;
+            let bdp = f.bdp(&scenario.network);
             // The receiver's clock is offset from the sender's so one-way delays computed from
             // timestamps are as unsynchronised as on a real path.
             let clock_offset = 1_000_000_000 * (i as u64 + 1);
@@ -166,12 +167,15 @@ impl Simulation {
             }
         }
         let page_remaining = scenario.pages.iter().map(|p| p.objects).collect();
-        let ends = scenario
-            .flows
-            .iter()
-            .map(|f| (f.host, f.direction))
-            .chain(udp.iter().map(|u| (u.spec.host, u.spec.direction)));
-        let paths = ends.map(|(host, data)| [route(host, data), route(host, data.flip())]).collect();
+        let hops = scenario.network.chain().len() as u32;
+        let every_hop = [0, hops - 1];
+        let ends = (scenario.flows.iter().map(|f| (f.host, f.direction, f.hops)))
+            .chain(udp.iter().map(|u| (u.spec.host, u.spec.direction, u.spec.hops)));
+        let mut paths = Paths::default();
+        for (host, data, span) in ends {
+            let span = span.unwrap_or(every_hop);
+            paths.push(&route(hops, host, span, data), &route(hops, host, span, data.flip()));
+        }
         let captures: Vec<_> =
             links.iter().map(|l| scenario.trace.pcap.contains(&l.name).then(PcapWriter::new)).collect();
         let scripted_drops = scenario.flows.iter().any(|f| !f.drop_transmissions.is_empty());
@@ -196,6 +200,7 @@ impl Simulation {
             conns,
             udp,
             paths,
+            hop_links: 2 * hops,
             page_remaining,
             finished: 0,
             udp_active,
@@ -314,8 +319,8 @@ impl Simulation {
     }
 
     /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
-    fn path(&self, id: u32, dir: Direction) -> [u32; 3] {
-        self.paths[id as usize][dir as usize]
+    fn path(&self, id: u32, dir: Direction) -> &[u32] {
+        self.paths.get(id, dir)
     }
 
     /// A connection has just finished: free what it no longer needs, and start the next web
@@ -431,12 +436,14 @@ impl Simulation {
 
     #[inline(always)]
     fn offer(&mut self, now: Instant, link: u32, slot: u32) {
-        // Data segments only travel their flow's data direction, so either bottleneck is theirs.
-        if self.scripted_drops && (link == BOTTLENECK || link == BOTTLENECK_REV) && self.scripted_drop(slot) {
+        // Data segments only travel their flow's data direction, so either bottleneck is theirs
+        // (resolution allows scripted drops on the dumbbell only).
+        if self.scripted_drops && link < self.hop_links && self.scripted_drop(slot) {
             self.drop_packet(now, slot, link);
             return;
         }
-        if self.quick_start && (link == BOTTLENECK || link == BOTTLENECK_REV) {
+        // Every hop without a Quick-Start router refuses requests, as RFC 4782's routers do.
+        if self.quick_start && link < self.hop_links {
             self.quick_start_hop(now, link, slot);
         }
         let route = *self.pool.route(slot);
@@ -584,8 +591,7 @@ impl Simulation {
         let route = self.pool.route_mut(slot);
         route.hop += 1;
         let (hop, flow, dir) = (route.hop as usize, route.flow, route.kind.dir());
-        // The next link read in place: a copy of the path went through the stack.
-        if let Some(&next) = self.paths[flow as usize][dir as usize].get(hop) {
+        if let Some(next) = self.paths.hop(flow, dir, hop) {
             self.offer(now, next, slot);
             return;
         }

@@ -1,13 +1,17 @@
-//! The dumbbell: N host pairs, each host on its own access links, sharing one bottleneck link
-//! per direction between two routers.
+//! The path: a chain of routers joined by hops, each hop one link per direction, with host
+//! pairs on access links at its ends. The dumbbell (no `network.hops`) is a chain of one hop,
+//! the bottleneck; a parking lot (`[[network.hops]]`) is a chain of several, and each flow
+//! enters it at one router and leaves it at another (`flows[i].hops`).
 //!
 //! ```text
-//!  sender i --sender{i}_out--> R1 --bottleneck-----> R2 --receiver{i}_in--> receiver i
-//!  sender i <--sender{i}_in--- R1 <--bottleneck_rev-- R2 <-receiver{i}_out-- receiver i
+//!  sender i --sender{i}_out--> R_a --hop{a}-->     ... --hop{b}-->     R_b+1 --receiver{i}_in--> receiver i
+//!  sender i <--sender{i}_in--- R_a <--hop{a}_rev-- ... <--hop{b}_rev-- R_b+1 <-receiver{i}_out-- receiver i
 //! ```
-//! Link indices: 0 bottleneck, 1 bottleneck_rev, then four per host pair in the order above.
-//! "Sender" and "receiver" name the sides: a reverse flow sends its data from receiver i to
-//! sender i. Several flows and UDP sources may share a host pair, and so its access links.
+//! Link indices: 2k is hop k left to right and 2k + 1 right to left (the dumbbell's 0
+//! `bottleneck` and 1 `bottleneck_rev`), then four per host pair, in the order above, after
+//! the 2N hop links. "Sender" and "receiver" name the sides: a reverse flow sends its data from
+//! receiver i to sender i. Several flows and UDP sources may share a host pair, and so its
+//! access links, whichever routers they enter and leave at.
 
 use crate::ack_compression::AckCompressor;
 use crate::delivery_trace::TraceCursor;
@@ -20,12 +24,21 @@ use crate::scenario::{Aqm, Limit, Scenario};
 pub const BOTTLENECK: u32 = 0;
 pub const BOTTLENECK_REV: u32 = 1;
 
-fn host_link(host: u32, k: u32) -> u32 {
-    2 + 4 * host + k
+/// The link of hop `k` in direction `way`.
+pub fn hop_link(k: u32, way: Direction) -> u32 {
+    2 * k + way as u32
 }
 
-pub fn link_names(hosts: usize) -> Vec<String> {
-    let mut names = vec!["bottleneck".to_string(), "bottleneck_rev".to_string()];
+fn host_link(hops: u32, host: u32, k: u32) -> u32 {
+    2 * hops + 4 * host + k
+}
+
+/// The links' names by index, for a chain of `hops` hops (1: the dumbbell) and `hosts` pairs.
+pub fn link_names(hops: usize, hosts: usize) -> Vec<String> {
+    let mut names = match hops {
+        1 => vec!["bottleneck".to_string(), "bottleneck_rev".to_string()],
+        _ => (0..hops).flat_map(|k| [format!("hop{k}"), format!("hop{k}_rev")]).collect(),
+    };
     for i in 0..hosts {
         names.extend([
             format!("sender{i}_out"),
@@ -37,12 +50,55 @@ pub fn link_names(hosts: usize) -> Vec<String> {
     names
 }
 
-/// The links a packet crosses, in order, between the hosts of pair `host`: forward from the
-/// senders' side to the receivers' side, reverse the other way.
-pub fn route(host: u32, way: Direction) -> [u32; 3] {
-    match way {
-        Direction::Forward => [host_link(host, 0), BOTTLENECK, host_link(host, 2)],
-        Direction::Reverse => [host_link(host, 3), BOTTLENECK_REV, host_link(host, 1)],
+/// The links a packet crosses, in order, between the hosts of pair `host` over hops `first` to
+/// `last` of a chain of `hops`: forward from the senders' side to the receivers' side, reverse
+/// the other way.
+pub fn route(hops: u32, host: u32, [first, last]: [u32; 2], way: Direction) -> Vec<u32> {
+    let chain = first..=last;
+    let (enter, leave) = match way {
+        Direction::Forward => (host_link(hops, host, 0), host_link(hops, host, 2)),
+        Direction::Reverse => (host_link(hops, host, 3), host_link(hops, host, 1)),
+    };
+    let middle: Vec<u32> = match way {
+        Direction::Forward => chain.map(|k| hop_link(k, way)).collect(),
+        Direction::Reverse => chain.rev().map(|k| hop_link(k, way)).collect(),
+    };
+    [vec![enter], middle, vec![leave]].concat()
+}
+
+/// Every flow's and UDP source's links in both directions, in one buffer: read at every hop a
+/// packet makes, so a lookup is two loads whatever the paths' lengths.
+#[derive(Default)]
+pub struct Paths {
+    links: Vec<u32>,
+    /// By flow or source id, then `Direction as usize`: where its path starts and ends in `links`.
+    spans: Vec<[(u32, u32); 2]>,
+}
+
+impl Paths {
+    /// Adds the next id's path, given for both directions.
+    pub fn push(&mut self, forward: &[u32], reverse: &[u32]) {
+        let mut span = |path: &[u32]| {
+            let start = self.links.len() as u32;
+            self.links.extend_from_slice(path);
+            (start, self.links.len() as u32)
+        };
+        let spans = [span(forward), span(reverse)];
+        self.spans.push(spans);
+    }
+
+    /// The links a packet of `id` crosses travelling `dir`.
+    pub fn get(&self, id: u32, dir: Direction) -> &[u32] {
+        let (start, end) = self.spans[id as usize][dir as usize];
+        &self.links[start as usize..end as usize]
+    }
+
+    /// The `hop`-th link (0-based) of that path, if it has one.
+    #[inline(always)]
+    pub fn hop(&self, id: u32, dir: Direction, hop: usize) -> Option<u32> {
+        let (start, end) = self.spans[id as usize][dir as usize];
+        let at = start as usize + hop;
+        (at < end as usize).then(|| self.links[at])
     }
 }
 
@@ -57,30 +113,47 @@ fn discipline(aqm: Aqm, limit: Limit, rate_bps: f64, seed: u128) -> Discipline {
 
 pub fn build_links(s: &Scenario) -> Vec<Link> {
     let net = &s.network;
-    let names = link_names(s.hosts.len());
+    let chain = net.chain();
+    let names = link_names(chain.len(), s.hosts.len());
     // Each link draws its random losses from its own stream, so adding a flow does not change
     // the loss pattern other links see.
     let seed = |i: usize| ((s.seed as u128) << 64) ^ (i as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let bottleneck = |i: usize, rate, loss, ber, max_pps, aqm, limit, compression: Option<_>| {
+    let hop_link = |i: usize, rate, delay, loss, ber, max_pps, aqm, limit, compression: Option<_>| {
         let imp = Impairments { loss, ber, max_pps };
         let mut link =
-            Link::new(names[i].clone(), rate, net.delay, imp, discipline(aqm, limit, rate, seed(i)), seed(i));
+            Link::new(names[i].clone(), rate, delay, imp, discipline(aqm, limit, rate, seed(i)), seed(i));
         link.compressor = compression.map(AckCompressor::new);
         link
     };
-    let mut links = vec![
-        bottleneck(0, net.rate_bps, net.loss, net.ber, net.router_pps, net.aqm, net.queue, net.ack_compression),
-        bottleneck(
-            1,
-            net.reverse_rate_bps,
+    // Every hop has the bottleneck's elements (AQM, losses, forwarding cap, ACK compression);
+    // only rate, delay and queue are a hop's own.
+    let mut links = Vec::with_capacity(2 * chain.len() + 4 * s.hosts.len());
+    for (k, hop) in chain.iter().enumerate() {
+        links.push(hop_link(
+            2 * k,
+            hop.rate_bps,
+            hop.delay,
+            net.loss,
+            net.ber,
+            net.router_pps,
+            net.aqm,
+            hop.queue,
+            net.ack_compression,
+        ));
+        links.push(hop_link(
+            2 * k + 1,
+            hop.reverse_rate_bps,
+            hop.delay,
             net.reverse_loss,
             net.reverse_ber,
             net.reverse_router_pps,
             net.reverse_aqm,
-            net.reverse_queue,
+            hop.reverse_queue,
             net.reverse_ack_compression,
-        ),
-    ];
+        ));
+    }
+    // Quick-Start routers, schedules and traces belong to the dumbbell (resolution refuses
+    // them with network.hops).
     links[BOTTLENECK as usize].quick_start = net.quick_start.map(|spec| QuickStartRouter::new(spec, net.rate_bps));
     // A trace decides its direction's transmissions; otherwise a schedule that changes the rate
     // decides the forward one's (`reverse_rate` stays constant).
@@ -92,7 +165,7 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
     links[1].shape = net.reverse_trace.as_ref().map(|t| Shape::Traced(TraceCursor::new(t.clone())));
     for (i, h) in s.hosts.iter().enumerate() {
         for k in 0..4 {
-            let idx = 2 + 4 * i + k;
+            let idx = host_link(chain.len() as u32, i as u32, k) as usize;
             let mut link = Link::new(
                 names[idx].clone(),
                 h.access_rate_bps,
@@ -110,4 +183,44 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
         }
     }
     links
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FWD: Direction = Direction::Forward;
+    const REV: Direction = Direction::Reverse;
+
+    #[test]
+    fn the_dumbbell_keeps_its_names_and_indices() {
+        assert_eq!(link_names(1, 1), ["bottleneck", "bottleneck_rev", "sender0_out", "sender0_in", "receiver0_in", "receiver0_out"]);
+        assert_eq!(route(1, 1, [0, 0], FWD), [6, 0, 8]);
+        assert_eq!(route(1, 1, [0, 0], REV), [9, 1, 7]);
+    }
+
+    #[test]
+    fn a_parking_lots_routes_cross_their_hops_in_order_each_way() {
+        // Three hops: links 0-5, then pair i's four from 6 + 4i.
+        let names = link_names(3, 2);
+        assert_eq!(&names[..6], ["hop0", "hop0_rev", "hop1", "hop1_rev", "hop2", "hop2_rev"]);
+        assert_eq!(&names[10..], ["sender1_out", "sender1_in", "receiver1_in", "receiver1_out"]);
+        // The long flow on pair 0 crosses every hop; a cross flow on pair 1 only the middle one.
+        assert_eq!(route(3, 0, [0, 2], FWD), [6, 0, 2, 4, 8]);
+        assert_eq!(route(3, 0, [0, 2], REV), [9, 5, 3, 1, 7]);
+        assert_eq!(route(3, 1, [1, 1], FWD), [10, 2, 12]);
+        assert_eq!(route(3, 1, [1, 1], REV), [13, 3, 11]);
+        assert_eq!(route(3, 1, [1, 2], REV), [13, 5, 3, 11]);
+    }
+
+    #[test]
+    fn paths_of_different_lengths_share_one_buffer() {
+        let mut paths = Paths::default();
+        paths.push(&[6, 0, 2, 4, 8], &[9, 5, 3, 1, 7]);
+        paths.push(&[10, 2, 12], &[13, 3, 11]);
+        assert_eq!(paths.get(1, REV), [13, 3, 11]);
+        assert_eq!(paths.get(0, FWD), [6, 0, 2, 4, 8]);
+        assert_eq!((paths.hop(0, REV, 4), paths.hop(0, REV, 5)), (Some(7), None));
+        assert_eq!((paths.hop(1, FWD, 0), paths.hop(1, FWD, 2), paths.hop(1, FWD, 3)), (Some(10), Some(12), None));
+    }
 }

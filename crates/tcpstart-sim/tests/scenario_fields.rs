@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use tcpstart_sim::scenario::defaults::{markdown, Unset, FIELDS};
 use tcpstart_sim::scenario::{
-    self, parse, Quantity, RawAckCompression, RawAqm, RawChange, RawFlow, RawNetwork, RawQuickStart, RawScenario,
+    self, parse, Quantity, RawAckCompression, RawAqm, RawChange, RawFlow, RawHop, RawNetwork, RawQuickStart, RawScenario,
     RawUdp, RawWeb,
 };
 
@@ -32,6 +32,7 @@ fn every_field_has_a_row_and_every_row_a_field() {
         schedule_period: Some(Quantity::Number(1.0)),
         trace: Some(String::new()),
         reverse_trace: Some(String::new()),
+        hops: vec![RawHop::default()],
         ..RawNetwork::default()
     };
     let tables = [
@@ -39,6 +40,7 @@ fn every_field_has_a_row_and_every_row_a_field() {
         ("network", names(&network)),
         ("network.quick_start", names(RawQuickStart::default())),
         ("network.schedule", names(RawChange::default())),
+        ("network.hops", names(RawHop::default())),
         ("network.aqm", names(RawAqm::default())),
         ("network.ack_compression", names(RawAckCompression::default())),
         ("tcp", names(&raw.tcp)),
@@ -159,6 +161,11 @@ fn a_resolved_scenario_written_as_toml_reads_back_as_the_same_scenario() {
         json!({"network": {"trace": root().join("scenarios/traces/cellular-stationary.trace").display().to_string(),
                             "schedule": [{"at": "1s", "rtt": "30ms"}]},
                "flows": [{"size": 1000}]}),
+        json!({"network": {"rate": "10Mbps", "reverse_rate": "20Mbps", "reverse_queue": "2bdp", "delay": "5ms",
+                            "access_delay": "1ms",
+                            "hops": [{}, {"rate": "5Mbps", "queue": 30}, {"delay": "20ms", "reverse_queue": "40KB"}]},
+               "flows": [{"size": 1000}, {"size": 2000, "hops": [1, 2]}],
+               "udp": [{"stop": "1s", "hops": [0]}], "trace": {"pcap": ["hop1_rev"]}}),
     ];
     let files = scenario_files();
     let cases = files.iter().cloned().chain(extra.into_iter().map(|v| ("extra".to_string(), v)));

@@ -27,7 +27,7 @@ pub enum Unset {
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Field {
     /// The table the field belongs to: "" (top level), "network", "network.aqm",
-    /// "network.ack_compression", "network.quick_start", "network.schedule", "tcp", "flows", "udp", "web", "trace" or "limits". `aqm` and
+    /// "network.ack_compression", "network.quick_start", "network.schedule", "network.hops", "tcp", "flows", "udp", "web", "trace" or "limits". `aqm` and
     /// `ack_compression` stand for their `reverse_` twins too; `tcp` for `flows[i].tcp` and
     /// `web[i].tcp`.
     pub table: &'static str,
@@ -78,6 +78,7 @@ pub const FIELDS: &[Field] = &[
     f("network", "access_rate", "rate", Rule("10 x `rate`, at least 1Gbps"), "1Kbps to 10000Gbps", "rate of every access link"),
     f("network", "access_delay", "time", Value("\"0s\""), TIME, "one-way delay of every access link"),
     f("network", "access_queue", "queue", Value("10000"), "as queue", "buffer of every access link"),
+    f("network", "hops", "list", Value("[]"), "2 to 64 hops", "a parking lot: a chain of routers joined by these hops, in order (`[[network.hops]]`); none: the dumbbell (docs/topologies.md)"),
     f("network", "hosts", "integer", Rule("none: every flow, web session and UDP source gets a host pair of its own"), "1 to 10000", "host pairs that flows, web sessions and UDP sources share (round robin unless they name one)"),
     f("network", "aqm", "table", Value("{\"kind\": \"droptail\"}"), "", "queue discipline of the bottleneck, left to right (docs/network-elements.md)"),
     f("network", "reverse_aqm", "table", Rule("`aqm`"), "", "queue discipline, right to left"),
@@ -115,6 +116,11 @@ pub const FIELDS: &[Field] = &[
     f("network.schedule", "rate", "rate", Rule("as before the change"), "1Kbps to 10000Gbps; not with network.trace", "bottleneck rate, left to right, from `at` on"),
     f("network.schedule", "rtt", "time", Rule("as before the change"), "as network.rtt", "base round-trip time from `at` on; give rtt or delay (a change gives at least one of rate, rtt, delay)"),
     f("network.schedule", "delay", "time", Rule("as before the change"), TIME, "one-way delay of both bottleneck directions from `at` on"),
+    f("network.hops", "rate", "rate", Rule("`network.rate`"), "1Kbps to 10000Gbps", "rate of the hop, left to right"),
+    f("network.hops", "reverse_rate", "rate", Rule("the hop's `rate` if given, else `network.reverse_rate`"), "1Kbps to 10000Gbps", "rate of the hop, right to left"),
+    f("network.hops", "delay", "time", Rule("`network.delay` (from `network.rtt`: the round trip over one hop)"), TIME, "one-way propagation delay of each direction of the hop"),
+    f("network.hops", "queue", "queue", Rule("`network.queue`, a bdp of it taken of the hop's rate and the round trip over every hop"), "as network.queue", "buffer of the hop, left to right"),
+    f("network.hops", "reverse_queue", "queue", Rule("the hop's `queue` if given, else `network.reverse_queue` (as queue)"), "as network.queue", "buffer of the hop, right to left"),
     // [tcp]
     f("tcp", "profile", "string", Value("\"rfc\""), "\"rfc\", \"linux\"", "whose TCP the endpoints model where the RFCs leave a choice (docs/linux-profile.md); it sets the defaults marked \"with profile\""),
     f("tcp", "mss", "integer", Profile { rfc: "1460", linux: "1448" }, "64 to 65000 bytes", "maximum segment size (payload)"),
@@ -155,6 +161,7 @@ pub const FIELDS: &[Field] = &[
     f("flows", "class", "string", Rule("the algorithm's name"), "", "label the summary groups flows by"),
     f("flows", "direction", "string", Value("\"forward\""), "\"forward\", \"reverse\"", "forward: data from the senders' side; reverse: from the receivers' side"),
     f("flows", "host", "integer", Rule("round robin"), "0 to network.hosts - 1", "host pair; needs network.hosts"),
+    f("flows", "hops", "list", Rule("every hop"), "consecutive hops in order, 0 to the number of network.hops - 1", "the parking lot's hops the flow crosses (needs network.hops); [1]: only the second"),
     // [[udp]]
     f("udp", "rate", "rate", Value("\"1Mbps\""), "1Kbps to 10000Gbps", "sending rate while on, of whole IP packets"),
     f("udp", "packet_size", "integer", Value("1470"), "1 to 65507 bytes", "datagram payload"),
@@ -167,6 +174,7 @@ pub const FIELDS: &[Field] = &[
     f("udp", "host", "integer", Rule("round robin"), "0 to network.hosts - 1", "host pair; needs network.hosts"),
     f("udp", "class", "string", Value("\"udp\""), "", "label the summary groups sources by"),
     f("udp", "count", "integer", Value("1"), "1 to 100000", "identical sources this entry stands for"),
+    f("udp", "hops", "list", Rule("every hop"), "as flows' hops", "the parking lot's hops the datagrams cross (needs network.hops)"),
     // [[web]]
     f("web", "sessions", "integer", Value("50"), "1 to 100000", "sessions"),
     f("web", "session_interval", "time", Value("\"5ms\""), TIME, "session s starts at start + s x session_interval"),
@@ -230,13 +238,14 @@ pub const CLOCK_GRANULARITY: TimeDefault = TimeDefault { value: Duration::from_m
 pub const CLOCK_TICK: TimeDefault = TimeDefault { value: Duration::ZERO, text: "0s" };
 
 /// The tables in the order the reference lists them, each with its heading.
-const TABLES: [(&str, &str); 12] = [
+const TABLES: [(&str, &str); 13] = [
     ("", "Top level"),
     ("network", "`[network]`: the dumbbell"),
     ("network.aqm", "`network.aqm`, `network.reverse_aqm`: queue discipline"),
     ("network.ack_compression", "`network.ack_compression`, `network.reverse_ack_compression`"),
     ("network.quick_start", "`network.quick_start`: Quick-Start router"),
     ("network.schedule", "`[[network.schedule]]`: changes of the bottleneck over time"),
+    ("network.hops", "`[[network.hops]]`: the hops of a parking lot"),
     ("tcp", "`[tcp]`, `flows[i].tcp`, `web[i].tcp`: TCP options"),
     ("flows", "`[[flows]]`: TCP flows"),
     ("udp", "`[[udp]]`: UDP sources"),
@@ -285,6 +294,7 @@ pub fn range_of(path: &str) -> Option<&'static str> {
         ["network", element, name] if element.ends_with("ack_compression") => ("network.ack_compression", *name),
         ["network", "quick_start", name] => ("network.quick_start", *name),
         ["network", "schedule", name] => ("network.schedule", *name),
+        ["network", "hops", name] => ("network.hops", *name),
         [table, name] => (*table, *name),
         _ => return None,
     };

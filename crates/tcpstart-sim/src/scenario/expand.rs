@@ -99,6 +99,7 @@ impl Resolved {
                         host,
                         direction: web.direction,
                         page: Some(idx),
+                        hops: None,
                     }));
                 }
             }

@@ -26,6 +26,7 @@ use crate::traffic::udp::UdpSpec;
 use crate::traffic::web::Page;
 
 pub mod defaults;
+mod chain;
 mod estimate;
 mod expand;
 mod parse;
@@ -36,7 +37,7 @@ mod written;
 
 pub use estimate::{Estimate, Limits, RawLimits};
 pub use parse::{
-    parse, with_path, Quantity, RawAckCompression, RawAqm, RawFlow, RawNetwork, RawQuickStart, RawScenario, RawTcp,
+    parse, with_path, Quantity, RawAckCompression, RawAqm, RawFlow, RawHop, RawNetwork, RawQuickStart, RawScenario, RawTcp,
     RawTrace, RawUdp, RawWeb,
 };
 pub use ranges::DEFAULT_TRACE_SAMPLES;
@@ -83,6 +84,44 @@ pub struct Network {
     pub trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_trace: Option<std::sync::Arc<crate::delivery_trace::DeliveryTrace>>,
+    /// The parking lot's hops, in order (`[[network.hops]]`); empty for the dumbbell, whose
+    /// one hop is the bottleneck above. Left out when empty, as `ack_jitter`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hops: Vec<Hop>,
+}
+
+/// One hop of the chain: a link in each direction between two routers.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Hop {
+    pub rate_bps: f64,
+    pub reverse_rate_bps: f64,
+    /// One-way propagation delay of each direction.
+    pub delay: Duration,
+    pub queue: Limit,
+    pub reverse_queue: Limit,
+}
+
+impl Network {
+    /// The hops of the path in order: `hops`, or the dumbbell's bottleneck as the only one.
+    pub fn chain(&self) -> std::borrow::Cow<'_, [Hop]> {
+        if !self.hops.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.hops);
+        }
+        std::borrow::Cow::Owned(vec![Hop {
+            rate_bps: self.rate_bps,
+            reverse_rate_bps: self.reverse_rate_bps,
+            delay: self.delay,
+            queue: self.queue,
+            reverse_queue: self.reverse_queue,
+        }])
+    }
+
+    /// The hops `span` (first and last, inclusive) names; every hop when `None`.
+    pub fn hops_of(&self, span: Option<[u32; 2]>) -> Vec<Hop> {
+        let chain = self.chain();
+        let [first, last] = span.unwrap_or([0, chain.len() as u32 - 1]);
+        chain[first as usize..=last as usize].to_vec()
+    }
 }
 
 /// The queue discipline of a link.
@@ -226,12 +265,28 @@ pub struct FlowSpec {
     pub direction: Direction,
     /// The web page this object belongs to; its `start` is then the offset within the page.
     pub page: Option<u32>,
+    /// The hops its packets cross, first and last (`flows[i].hops`); `None`: every hop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<[u32; 2]>,
 }
 
 impl FlowSpec {
-    /// Round-trip propagation delay of this flow's path (both access links, both directions).
+    /// Round-trip propagation delay of this flow's path (its hops and both access links, both
+    /// directions).
     pub fn base_rtt(&self, net: &Network) -> Duration {
-        2 * (net.delay + 2 * self.access_delay)
+        let hops: Duration = self.path(net).iter().map(|h| h.delay).sum();
+        2 * (hops + 2 * self.access_delay)
+    }
+
+    /// Bandwidth-delay product of this flow's path: its slowest hop's forward rate times its
+    /// base round-trip time, bytes.
+    pub fn bdp(&self, net: &Network) -> u64 {
+        let rate = self.path(net).iter().map(|h| h.rate_bps).fold(f64::INFINITY, f64::min);
+        (rate / 8.0 * self.base_rtt(net).as_secs_f64()) as u64
+    }
+
+    fn path(&self, net: &Network) -> Vec<Hop> {
+        net.hops_of(self.hops)
     }
 }
 

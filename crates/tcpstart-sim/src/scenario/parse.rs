@@ -139,6 +139,24 @@ pub struct RawNetwork {
     pub trace: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_trace: Option<String>,
+    /// A parking lot: the hops of a chain of routers, in order (`[[network.hops]]`); the
+    /// dumbbell's one bottleneck when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hops: Vec<RawHop>,
+}
+
+/// One `[[network.hops]]` entry: what it does not give is the dumbbell's bottleneck's.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawHop {
+    pub rate: Option<Quantity>,
+    /// `rate` when the hop gives one, else `network.reverse_rate`.
+    pub reverse_rate: Option<Quantity>,
+    /// One-way propagation delay of each direction.
+    pub delay: Option<Quantity>,
+    pub queue: Option<Quantity>,
+    /// `queue` when the hop gives one, else `network.reverse_queue`.
+    pub reverse_queue: Option<Quantity>,
 }
 
 /// A queue discipline: `kind` is droptail, red or codel; the other fields belong to one kind.
@@ -239,6 +257,8 @@ pub struct RawFlow {
     pub arrivals: Option<String>,
     /// Explicit start times, one flow each (instead of start/count/interval/arrivals).
     pub starts: Option<Vec<Quantity>>,
+    /// The parking lot's hops the flow crosses: consecutive indices, in order; every hop when unset.
+    pub hops: Option<Vec<u32>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -257,6 +277,8 @@ pub struct RawUdp {
     pub host: Option<u32>,
     pub class: Option<String>,
     pub count: Option<u32>,
+    /// As `flows[i].hops`.
+    pub hops: Option<Vec<u32>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -14,7 +14,7 @@ use super::ranges::{
     MAX_ACK_JITTER, MAX_FLOWS_PER_ENTRY, MAX_TIME,
 };
 use super::{
-    time_varying, Aqm, FlowSpec, Host, Network, Profile, Quantity, RawAckCompression, RawAqm, RawFlow, RawQuickStart,
+    chain, time_varying, Aqm, FlowSpec, Host, Network, Profile, Quantity, RawAckCompression, RawAqm, RawFlow, RawQuickStart,
     RawScenario, RawTcp, RawUdp, RawWeb, RecoveryWindow, RtoRestart, TcpConfig, TraceSpec,
 };
 use crate::ack_compression::{AckCompressionMode, AckCompressionSpec};
@@ -537,6 +537,7 @@ impl RawUdp {
             on_off,
             host: 0,
             direction: direction(&field("direction"), &self.direction)?,
+            hops: None,
         })
     }
 }
@@ -662,7 +663,7 @@ impl RawScenario {
         let full_data_packet = tcp.mss + 40 + if tcp.timestamps { crate::packet::TIMESTAMP_OPTION_BYTES } else { 0 };
         let base_level = crate::link_schedule::Level { rate_bps, delay_ns: delay.as_nanos() as u64 };
         let varying = time_varying::resolve(n, base_level, access_delay, full_data_packet)?;
-        let network = Network {
+        let mut network = Network {
             rate_bps,
             reverse_rate_bps,
             delay,
@@ -707,7 +708,9 @@ impl RawScenario {
             schedule: varying.schedule,
             trace: varying.trace,
             reverse_trace: varying.reverse_trace,
+            hops: Vec::new(),
         };
+        network.hops = chain::resolve(n, &network, access_delay, mtu)?;
 
         let seed = self.seed.unwrap_or(1);
         let algorithm = match &self.algorithm {
@@ -752,6 +755,12 @@ impl RawScenario {
                 ));
             }
             drop_transmissions.sort_unstable();
+            if !drop_transmissions.is_empty() && !network.hops.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{at}.drop_transmissions"),
+                    "not with network.hops: scripted drops belong to the dumbbell's one bottleneck",
+                ));
+            }
             let own_tcp = raw.tcp != RawTcp::default();
             let flow = FlowSpec {
                 class: raw.class.clone().unwrap_or_else(|| flow_algorithm.clone()),
@@ -767,6 +776,7 @@ impl RawScenario {
                 host: 0,
                 direction: direction(&format!("{at}.direction"), &raw.direction)?,
                 page: None,
+                hops: chain::span(&at, &raw.hops, network.hops.len())?,
             };
             let own_access = raw.access_rate.is_some() || raw.access_delay.is_some();
             check_host(&at, hosts, raw.host, own_access)?;
@@ -778,7 +788,8 @@ impl RawScenario {
         let mut udp = Vec::with_capacity(self.udp.len());
         for (i, raw) in self.udp.iter().enumerate() {
             let at = format!("udp[{i}]");
-            let spec = raw.resolve(&at)?;
+            let mut spec = raw.resolve(&at)?;
+            spec.hops = chain::span(&at, &raw.hops, network.hops.len())?;
             if spec.stop.is_none() && unlimited_entry.is_none() {
                 unlimited_entry = Some(format!("{at} has no stop time"));
             }
@@ -811,12 +822,16 @@ impl RawScenario {
                 },
                 u64::from,
             );
-            let links = crate::topology::link_names(pairs as usize);
+            let links = crate::topology::link_names(network.chain().len(), pairs as usize);
+            let hop_names = match network.hops.len() {
+                0 => "bottleneck, bottleneck_rev".to_string(),
+                n => format!("hop<k>, hop<k>_rev (k = 0..{})", n - 1),
+            };
             for (i, name) in trace.pcap.iter().enumerate() {
                 if !links.iter().any(|l| l == name) {
                     return Err(ScenarioError::new(
                         format!("trace.pcap[{i}]"),
-                        format!("unknown link {name:?}; links are bottleneck, bottleneck_rev, sender<i>_out, sender<i>_in, receiver<i>_in, receiver<i>_out (i = 0..{}, the host pairs)", pairs - 1),
+                        format!("unknown link {name:?}; links are {hop_names}, sender<i>_out, sender<i>_in, receiver<i>_in, receiver<i>_out (i = 0..{}, the host pairs)", pairs - 1),
                     ));
                 }
             }

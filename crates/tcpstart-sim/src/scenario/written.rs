@@ -8,7 +8,7 @@ use core::time::Duration;
 use super::ranges::MAX_TIME;
 use super::resolve::{Resolved, Schedule};
 use super::{
-    Aqm, Limit, Network, Quantity, RawAckCompression, RawAqm, RawChange, RawFlow, RawNetwork, RawQuickStart,
+    Aqm, Limit, Network, Quantity, RawAckCompression, RawAqm, RawChange, RawFlow, RawHop, RawNetwork, RawQuickStart,
     RawScenario, RawTcp, RawTrace, RawUdp, RawWeb, TcpConfig,
 };
 use super::{FlowSpec, RawLimits};
@@ -193,6 +193,15 @@ impl Resolved {
             schedule_period: n.schedule.as_ref().and_then(|s| s.period_ns).and_then(|p| time(Duration::from_nanos(p))),
             trace: n.trace.as_ref().map(|t| t.file.clone()),
             reverse_trace: n.reverse_trace.as_ref().map(|t| t.file.clone()),
+            hops: (n.hops.iter())
+                .map(|h| RawHop {
+                    rate: rate(h.rate_bps),
+                    reverse_rate: rate(h.reverse_rate_bps),
+                    delay: time(h.delay),
+                    queue: queue(h.queue),
+                    reverse_queue: queue(h.reverse_queue),
+                })
+                .collect(),
         };
         RawScenario {
             seed: Some(self.seed),
@@ -216,6 +225,7 @@ impl Resolved {
                         host: e.host,
                         class: Some(s.class.clone()),
                         count: Some(e.count),
+                        hops: s.hops.map(hop_list),
                     }
                 })
                 .collect(),
@@ -276,7 +286,12 @@ fn flow(f: &FlowSpec, schedule: &Schedule, host: Option<u32>, own_access: bool, 
         interval,
         arrivals,
         starts,
+        hops: f.hops.map(hop_list),
     }
+}
+
+fn hop_list([first, last]: [u32; 2]) -> Vec<u32> {
+    (first..=last).collect()
 }
 
 /// Removes every null (an unset field) from the tables of `v`, and every table left empty.

@@ -68,6 +68,9 @@ pub struct UdpSpec {
     pub host: u32,
     /// Forward: from the senders' side to the receivers' side.
     pub direction: Direction,
+    /// The hops of a parking lot its datagrams cross, first and last; `None`: every hop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<[u32; 2]>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize)]
