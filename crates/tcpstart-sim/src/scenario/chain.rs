@@ -89,3 +89,100 @@ pub(super) fn span(at: &str, hops: &Option<Vec<u32>>, chain: usize) -> Result<Op
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use crate::scenario::{from_json, Limit};
+
+    fn error(text: &str) -> String {
+        from_json(text).map(|_| ()).unwrap_err().to_string()
+    }
+
+    const LOT: &str = r#""network": {"rate": "10Mbps", "reverse_rate": "20Mbps", "delay": "5ms", "access_delay": "1ms",
+        "hops": [{}, {"rate": "5Mbps", "delay": "20ms"}, {"reverse_rate": "1Mbps", "queue": "30KB"}]}"#;
+
+    #[test]
+    fn a_hop_takes_what_it_leaves_out_from_the_bottleneck() {
+        let s = from_json(&format!(r#"{{{LOT}, "flows": [{{"size": 1000}}, {{"size": 1000, "hops": [1, 2]}}]}}"#))
+            .unwrap();
+        let h = &s.network.hops;
+        assert_eq!((h[0].rate_bps, h[0].reverse_rate_bps, h[0].delay), (10e6, 20e6, Duration::from_millis(5)));
+        // A hop's rate is both directions' unless it gives a reverse one.
+        assert_eq!((h[1].rate_bps, h[1].reverse_rate_bps, h[1].delay), (5e6, 5e6, Duration::from_millis(20)));
+        assert_eq!((h[2].rate_bps, h[2].reverse_rate_bps), (10e6, 1e6));
+        // 1 bdp of each hop's rate over the whole chain's round trip, 2 x (5 + 20 + 5 + 2) ms, in
+        // 1500-byte packets: 10 Mbps x 64 ms = 80000 B = 53.3 packets; 5 Mbps: 26.7.
+        assert_eq!((h[0].queue, h[0].reverse_queue), (Limit::Packets(53), Limit::Packets(53)));
+        assert_eq!(h[1].queue, Limit::Packets(27));
+        assert_eq!((h[2].queue, h[2].reverse_queue), (Limit::Bytes(30_000), Limit::Bytes(30_000)));
+        // Each flow's round trip and bandwidth-delay product are of its own hops.
+        let (long, short) = (&s.flows[0], &s.flows[1]);
+        assert_eq!((long.hops, short.hops), (None, Some([1, 2])));
+        assert_eq!(long.base_rtt(&s.network), Duration::from_millis(64));
+        assert_eq!(short.base_rtt(&s.network), Duration::from_millis(54));
+        assert_eq!(short.bdp(&s.network), (5e6 / 8.0 * 0.054) as u64);
+    }
+
+    #[test]
+    fn the_dumbbell_is_one_hop_of_its_bottleneck() {
+        let s = from_json(r#"{"network": {"rate": "10Mbps", "rtt": "40ms"}, "flows": [{"size": 1000}]}"#).unwrap();
+        assert!(s.network.hops.is_empty());
+        let chain = s.network.chain();
+        assert_eq!((chain.len(), chain[0].rate_bps, chain[0].delay), (1, 10e6, Duration::from_millis(20)));
+        assert_eq!(s.flows[0].bdp(&s.network), 50_000);
+    }
+
+    #[test]
+    fn bad_chains_and_routes_are_one_line_naming_the_field() {
+        let flows = r#""flows": [{"size": 1000}]"#;
+        let cases = [
+            (
+                format!(r#"{{"network": {{"hops": [{{}}]}}, {flows}}}"#),
+                "network.hops: a parking lot has 2 to 64 hops, got 1 (without network.hops the path is the dumbbell)",
+            ),
+            (
+                format!(r#"{{"network": {{"hops": [{{}}, {{"rate": "0Mbps"}}]}}, {flows}}}"#),
+                "network.hops[1].rate: must be between 1Kbps and 10000Gbps, got 0Mbps",
+            ),
+            (
+                format!(r#"{{"network": {{"hops": [{{"delay": 5}}, {{}}]}}, {flows}}}"#),
+                "network.hops[0].delay: give a unit, e.g. \"5ms\" or \"5s\"",
+            ),
+            (
+                format!(r#"{{"network": {{"hops": [{{}}, {{"colour": 1}}]}}, {flows}}}"#),
+                "network.hops[1].colour: unknown field `colour`, expected one of `rate`, `reverse_rate`, `delay`, `queue`, `reverse_queue`",
+            ),
+            (
+                format!(r#"{{"network": {{"hops": [{{}}, {{}}], "quick_start": {{}}}}, {flows}}}"#),
+                "network.quick_start: not with network.hops: schedules, traces and Quick-Start routers belong to the dumbbell's one bottleneck",
+            ),
+            (
+                r#"{"network": {"hops": [{}, {}]}, "flows": [{"size": 1000, "drop_transmissions": [2]}]}"#.into(),
+                "flows[0].drop_transmissions: not with network.hops: scripted drops belong to the dumbbell's one bottleneck",
+            ),
+            (
+                r#"{"flows": [{"size": 1000, "hops": [0]}]}"#.into(),
+                "flows[0].hops: needs network.hops (a parking lot's hops to cross)",
+            ),
+            (
+                r#"{"network": {"hops": [{}, {}, {}]}, "flows": [{"size": 1000, "hops": [0, 2]}]}"#.into(),
+                "flows[0].hops: must list consecutive hops in order, 0 to 2 (network.hops), got [0, 2]",
+            ),
+            (
+                r#"{"network": {"hops": [{}, {}]}, "udp": [{"stop": "1s", "hops": [2]}]}"#.into(),
+                "udp[0].hops: must list consecutive hops in order, 0 to 1 (network.hops), got [2]",
+            ),
+            (
+                r#"{"network": {"hops": [{}, {}]}, "flows": [{"size": 1000, "hops": []}]}"#.into(),
+                "flows[0].hops: must list consecutive hops in order, 0 to 1 (network.hops), got []",
+            ),
+        ];
+        for (text, expected) in cases {
+            let e = error(&text);
+            assert!(e.starts_with(expected), "{text}:\n{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+}
