@@ -33,6 +33,7 @@ fn count(out: &Run, name: &str, key: &str) -> u64 {
 fn the_long_flow_gets_less_than_each_one_hop_flow() {
     let out = run(lot(json!("unlimited"), Some("60s")));
     let goodput = |i: usize| flow(&out, i)["goodput_bps"].as_f64().unwrap();
+    let drop_rate = |i: usize| flow(&out, i)["drop_rate"].as_f64().unwrap();
     for i in 0..4 {
         assert!((flow(&out, i)["base_rtt"].as_f64().unwrap() - 0.06).abs() < 1e-12, "flow {i}");
     }
@@ -43,13 +44,15 @@ fn the_long_flow_gets_less_than_each_one_hop_flow() {
         // Every hop is full, shared by the long flow and its cross flow.
         assert!(link(&out, &hop)["utilization"].as_f64().unwrap() > 0.9, "{hop}");
         assert!((long + cross) > 0.85 * 10e6 && (long + cross) < 10e6, "{hop}: {long} + {cross}");
-        // With the losses of three hops against one, AIMD gives the long flow about 1/sqrt(3)
-        // of a cross flow's rate (Floyd 1991); well below an even share in any case.
-        assert!(long < 0.8 * cross, "long {long} against cross{k} {cross}");
-        // Losses are the hops': the long flow's data is dropped at each, the cross flow's at one.
+        // AIMD's rate goes as 1 / sqrt(loss rate) (Mathis et al. 1997) and the long flow meets
+        // the losses of three hops: below 1 / sqrt(3) of a cross flow's rate if each hop dropped
+        // alike (drop-tail's phase effects take it to about a quarter with this seed).
+        assert!(long < 0.6 * cross, "long {long} against cross{k} {cross}");
+        // Losses are the hops': the long flow's data is dropped at each, a cross flow's at one,
+        // so the long flow loses a larger share of what it sends.
         assert!(count(&out, &hop, "drops") > 0, "{hop}");
+        assert!(drop_rate(0) > drop_rate(k + 1), "drop rates: long {} against cross{k} {}", drop_rate(0), drop_rate(k + 1));
     }
-    assert!(flow(&out, 0)["data_drops"].as_u64().unwrap() > flow(&out, 1)["data_drops"].as_u64().unwrap());
 }
 
 #[test]
