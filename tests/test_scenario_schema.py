@@ -29,8 +29,8 @@ CLASSES: dict[str, Any] = {
     "limits": sc.Limits,
 }
 
-# Tables that Python writes as plain dicts (`Dumbbell.schedule` is a list of them).
-DICT_TABLES = {"network.schedule"}
+# Tables that Python writes as plain dicts (`Dumbbell.schedule` and `Dumbbell.hops` are lists of them).
+DICT_TABLES = {"network.schedule", "network.hops"}
 
 FIELDS: list[dict[str, Any]] = json.loads(_core.scenario_fields())
 

@@ -157,6 +157,11 @@ class Dumbbell:
     schedule_period: Optional[Quantity] = None
     trace: Optional[str] = None
     reverse_trace: Optional[str] = None
+    hops: Optional[list[dict[str, Any]]] = None
+    """A parking lot instead of the dumbbell: a chain of routers joined by these hops, in order,
+    each `{"rate": ..., "reverse_rate": ..., "delay": ..., "queue": ..., "reverse_queue": ...}`
+    (what a hop leaves out is the bottleneck's above); flows and UDP sources cross the hops
+    their `hops` list (every hop when unset). See docs/topologies.md."""
 
     def __post_init__(self) -> None:
         # Tables read from TOML or JSON become the dataclasses above. A table that does not fit
@@ -243,6 +248,9 @@ class Flow:
     arrivals: Optional[str] = None
     starts: Optional[List[Quantity]] = None
     drop_transmissions: Optional[List[int]] = None
+    hops: Optional[List[int]] = None
+    """The parking lot's hops the flow crosses, consecutive and in order (`[1]`: the second
+    only); every hop when unset. Needs `Dumbbell.hops`."""
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)
@@ -268,6 +276,8 @@ class Udp:
     host: Optional[int] = None
     class_: Optional[str] = None
     count: Optional[int] = None
+    hops: Optional[List[int]] = None
+    """As `Flow.hops`."""
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)
