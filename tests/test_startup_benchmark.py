@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import SCENARIOS
 
+from tcpstart import benchmark_figures as bf
 from tcpstart import startup_benchmark as sb
 
 
@@ -78,3 +79,66 @@ def test_on_the_geo_path_jump_start_beats_slow_start_and_costs_the_cubic_flow_mo
     # Jump Start sends the whole transfer in its first.
     assert by[("jump-start", False)]["completion_ratio"] < 0.7 * by[("newreno", False)]["completion_ratio"]
     assert by[("jump-start", True)]["harm"] > by[("newreno", True)]["harm"]
+
+
+def _lines(fig, suffix: str) -> dict:
+    return {line.get_gid(): line for ax in fig.axes for line in ax.get_lines() if (line.get_gid() or "").endswith(suffix)}
+
+
+def test_figures_draw_what_the_scores_are_computed_from(tmp_path: Path) -> None:
+    (geo,) = sb.load_paths(SCENARIOS, ["geo-satellite"])
+    series: dict = {}
+    rows = sb.run_benchmark([geo], ["newreno", "jump-start"], ["100KB", "1MB"], 2, series=series)
+    sb.write_outputs(tmp_path, rows, "tcpstart benchmark (test)", series)
+    files = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert files == ["geo-satellite-delay.png", "geo-satellite-harm.png", "geo-satellite-scores.png"]
+    assert all((tmp_path / "figures" / f).stat().st_size > 10_000 for f in files)
+    board = (tmp_path / "leaderboard.md").read_text()
+    assert "](figures/geo-satellite-harm.png)" in board and "figures/geo-satellite-scores.png" in (tmp_path / "leaderboard.html").read_text()
+    # Series of replication 0 only, one per algorithm, size and setting.
+    assert len(series) == 2 * 2 * 2
+
+    def row(algo: str, size: str, competing: bool, rep: int = 0) -> dict:
+        return next(r for r in rows if (r["algorithm"], r["size"], r["competing"], r["replication"]) == (algo, size, competing, rep))
+
+    # The scores figure: every replication's value as a point, the cell's median on the line.
+    scores = bf.scores_figure("geo-satellite", rows)
+    points, medians = _lines(scores, "/runs"), _lines(scores, "/median")
+    for algo in ("newreno", "jump-start"):
+        for key, competing, _, scale in bf.SCORES:
+            drawn = points[f"{algo}/{key}/{competing}/runs"].get_ydata()
+            expected = [scale * row(algo, z, competing, r)[key] for z in ("100KB", "1MB") for r in range(2)]
+            assert sorted(drawn) == sorted(expected), (algo, key, competing)
+            cells = {(c["algorithm"], c["size"]): c for c in sb.cells(rows)}
+            cell_key = ("shared_" if competing else "") + key
+            drawn_medians = medians[f"{algo}/{key}/{competing}/median"].get_ydata()
+            expected_medians = [scale * cells[(algo, z)][cell_key] for z in ("100KB", "1MB")]
+            assert len(drawn_medians) == 2, (algo, key, competing)
+            assert all(math.isclose(d, e, rel_tol=1e-12) for d, e in zip(drawn_medians, expected_medians)), (algo, key, competing)
+    # Harm: 1 - with / without at the transfer's end, from the drawn curves.
+    harm = bf.harm_figure("geo-satellite", series)
+    withs, withouts = _lines(harm, "/with"), _lines(harm, "/without")
+    for algo in ("newreno", "jump-start"):
+        for size in ("100KB", "1MB"):
+            line = withs[f"{algo}/{size}/with"]
+            t_end, with_end = line.get_xdata()[-1], line.get_ydata()[-1]
+            base = withouts[f"{size}/without"]
+            without_end = [y for x, y in zip(base.get_xdata(), base.get_ydata()) if x <= t_end + 1e-12][-1]
+            assert math.isclose(max(0.0, 1 - with_end / without_end), row(algo, size, True)["harm"], abs_tol=1e-12)
+            assert math.isclose(t_end, row(algo, size, True)["completion_s"], rel_tol=0, abs_tol=0.011)
+    # Delay: the dashed level is the run's score, over the series of its transfer.
+    delay = bf.delay_figure("geo-satellite", rows, series)
+    levels, curves = _lines(delay, "/delay_p95_ms"), _lines(delay, "/delay")
+    for algo in ("newreno", "jump-start"):
+        for size in ("100KB", "1MB"):
+            assert levels[f"{algo}/{size}/delay_p95_ms"].get_ydata()[0] == row(algo, size, False)["delay_p95_ms"]
+            curve = curves[f"{algo}/{size}/delay"]
+            # From the transfer's start to its end, as long as the score's window.
+            assert curve.get_xdata()[0] == 0.0
+            assert math.isclose(curve.get_xdata()[-1], row(algo, size, False)["completion_s"], abs_tol=1e-9)
+    # NewReno's slow start queues 1 MB's last rounds at the bottleneck (Jump Start paces its
+    # window over the round trip and queues nothing): the drawn series holds that queue, and the
+    # score (the p95 over every packet) lies within the largest delay drawn.
+    newreno = curves["newreno/1MB/delay"].get_ydata()
+    assert 0 < row("newreno", "1MB", False)["delay_p95_ms"] <= max(newreno)
+    assert max(curves["jump-start/1MB/delay"].get_ydata()) == row("jump-start", "1MB", False)["delay_p95_ms"] == 0

@@ -700,12 +700,13 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     paths = startup_benchmark.load_paths(Path(args.scenarios), _list(args.paths) or quick.get("paths"))
     out = Path(args.out or "tcpstart-out/benchmark")
     check_output_folder(out)
-    rows = startup_benchmark.run_benchmark(paths, algos, sizes, replications, workers=args.workers, progress="benchmark")
+    series: dict[Any, Any] = {}
+    rows = startup_benchmark.run_benchmark(paths, algos, sizes, replications, workers=args.workers, progress="benchmark", series=series)
     command = "tcpstart " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["benchmark"] else "tcpstart benchmark"
     with atomic_directory(out) as tmp:
-        board = startup_benchmark.write_outputs(tmp, rows, command)
+        board = startup_benchmark.write_outputs(tmp, rows, command, series)
     print(startup_benchmark.markdown_table(board, startup_benchmark.BOARD_COLUMNS), end="")
-    print(f"{len(rows)} runs ({len(paths)} paths x {len(algos)} algorithms x {len(sizes)} sizes x {replications} replications, alone and against CUBIC); leaderboard.md, leaderboard.html, cells.csv and runs.csv in {out}")
+    print(f"{len(rows)} runs ({len(paths)} paths x {len(algos)} algorithms x {len(sizes)} sizes x {replications} replications, alone and against CUBIC); leaderboard.md, leaderboard.html, cells.csv, runs.csv and figures/ in {out}")
     return 0
 
 

@@ -29,7 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+import polars as pl
+
 from tcpstart.batch import run_many
+from tcpstart.benchmark_figures import write_figures
 from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, expanded, read_scenario_file
 
@@ -136,6 +139,38 @@ def _delivered_at(res: Result, flow: int, t: float) -> float:
     return float(rows[-1]) if len(rows) else 0.0
 
 
+def _since(res: Result, flow: int, start: float, end: float) -> tuple[list[float], list[float]]:
+    """The flow's delivered bytes since `start`, at `start` and at every sample up to `end`: the
+    series whose last value `_measure` takes for harm."""
+    f = res.flows
+    rows = f.filter((f["flow"] == flow) & (f["t"] > start) & (f["t"] <= end))
+    base = _delivered_at(res, flow, start)
+    return [start, *rows["t"].to_list()], [0.0, *(d - base for d in rows["delivered"].to_list())]
+
+
+def _bottleneck_delay(res: Result, start: float, end: float) -> tuple[list[float], list[float]]:
+    """The bottleneck's queueing delay (ms) from `start` to `end`: the queue series (the last
+    packet's sojourn, on its grid) as a step function, which holds between rows; 0 before the
+    first (a link without rows never queued)."""
+    q = res.queues.filter(pl.col("link") == "bottleneck")
+    before = q.filter(pl.col("t") <= start)["sojourn"]
+    rows = q.filter((pl.col("t") > start) & (pl.col("t") <= end))
+    ms = [1e3 * v for v in [before[-1] if len(before) else 0.0, *rows["sojourn"].to_list()]]
+    return [start, *rows["t"].to_list(), end], [*ms, ms[-1]]
+
+
+def _series(case: Case, row: dict[str, Any], res: Result, baseline: Optional[Result]) -> dict[str, Any]:
+    """What the figures draw of one run (benchmark_figures.py): alone, the bottleneck's delay
+    while the transfer ran; against CUBIC, the CUBIC flow's delivered bytes over the transfer's
+    lifetime with and without it."""
+    start = res.raw_summary["flows"][1 if case.competing else 0]["start"]
+    end = start + row["completion_s"]
+    if not case.competing:
+        return {"delay": _bottleneck_delay(res, start, end)}
+    assert baseline is not None
+    return {"with": _since(res, 0, start, end), "without": _since(baseline, 0, start, end)}
+
+
 def _measure(case: Case, res: Result, baseline: Optional[Result]) -> dict[str, Any]:
     s = res.raw_summary
     row: dict[str, Any] = {"path": case.path.name, "algorithm": case.algo, "size": case.size, "replication": case.rep, "competing": case.competing}
@@ -156,14 +191,32 @@ def _measure(case: Case, res: Result, baseline: Optional[Result]) -> dict[str, A
     return row
 
 
-def run_benchmark(paths: Sequence[Path_], algos: Sequence[str], sizes: Sequence[str], replications: int, workers: Optional[int] = None, progress: Optional[str] = None) -> list[dict[str, Any]]:
+def run_benchmark(
+    paths: Sequence[Path_],
+    algos: Sequence[str],
+    sizes: Sequence[str],
+    replications: int,
+    workers: Optional[int] = None,
+    progress: Optional[str] = None,
+    series: Optional[dict[tuple[str, str, str, bool], dict[str, Any]]] = None,
+) -> list[dict[str, Any]]:
     """Every run's row: path, algorithm, size, replication, competing, finished, completion_s
-    (unfinished: the time it had), completion_ratio, loss, delay_p95_ms, and harm when competing."""
+    (unfinished: the time it had), completion_ratio, loss, delay_p95_ms, and harm when competing.
+
+    `series`, when given, receives the time series behind the scores of replication 0, keyed by
+    (path, algorithm, size, competing), for the figures."""
     cases = [Case(p, a, z, r, c) for p in paths for z in sizes for r in range(replications) for c in (False, True) for a in algos]
     baselines = [Case(p, None, z, r, True) for p in paths for z in sizes for r in range(replications)]
     results = run_many([c.scenario(replications) for c in cases + baselines], workers=workers, progress=progress)
     by_case = dict(zip(cases + baselines, results))
-    return [_measure(c, by_case[c], by_case[Case(c.path, None, c.size, c.rep, True)] if c.competing else None) for c in cases]
+    rows = []
+    for c in cases:
+        baseline = by_case[Case(c.path, None, c.size, c.rep, True)] if c.competing else None
+        row = _measure(c, by_case[c], baseline)
+        rows.append(row)
+        if series is not None and c.rep == 0 and c.algo is not None:
+            series[(c.path.name, c.algo, c.size, c.competing)] = _series(c, row, by_case[c], baseline)
+    return rows
 
 
 def _median(values: list[float]) -> float:
@@ -248,8 +301,9 @@ def html_table(rows: list[dict[str, Any]], columns: Sequence[tuple[str, str, str
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def write_outputs(folder: Path, rows: list[dict[str, Any]], command: str) -> list[dict[str, Any]]:
-    """runs.csv, cells.csv, leaderboard.md and leaderboard.html into `folder`; returns the board."""
+def write_outputs(folder: Path, rows: list[dict[str, Any]], command: str, series: Optional[dict[tuple[str, str, str, bool], dict[str, Any]]] = None) -> list[dict[str, Any]]:
+    """runs.csv, cells.csv, leaderboard.md and leaderboard.html into `folder`, and with `series`
+    (from `run_benchmark`) the figures behind the scores in `folder/figures`; returns the board."""
     cell_rows = sorted(cells(rows), key=lambda c: (c["path"], size_bytes(c["size"]), c["algorithm"]))
     board = leaderboard(cell_rows)
     for name, table in (("runs.csv", rows), ("cells.csv", cell_rows)):
@@ -258,13 +312,26 @@ def write_outputs(folder: Path, rows: list[dict[str, Any]], command: str) -> lis
             w.writeheader()
             w.writerows(table)
     intro = f"Made by `{command}` (docs/benchmark.md says what each score means)."
+    figures = write_figures(folder / "figures", rows, series) if series is not None else {}
+    md_figures = "".join(
+        f"\n### {name}\n\n" + "\n".join(f"![{name}: {kind}](figures/{p.name})" for kind, p in files.items()) + "\n"
+        for name, files in figures.items()
+    )
+    html_figures = "".join(
+        f"<h3>{html.escape(name)}</h3>" + "".join(f"<img src='figures/{html.escape(p.name)}' alt='{html.escape(name)}: {kind}' style='max-width:100%'>" for kind, p in files.items())
+        for name, files in figures.items()
+    )
+    figures_heading = "Figures behind the scores (replication 0; docs/benchmark.md, \"Figures\")"
     (folder / "leaderboard.md").write_text(
         f"# Start-up benchmark\n\n{intro}\n\n{markdown_table(board, BOARD_COLUMNS)}\n## Cells (medians over replications)\n\n{markdown_table(cell_rows, CELL_COLUMNS)}"
+        + (f"\n## {figures_heading}\n{md_figures}" if figures else "")
     )
     (folder / "leaderboard.html").write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>Start-up benchmark</title>"
         "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>"
         f"</head><body><h1>Start-up benchmark</h1><p>{html.escape(intro)}</p>{html_table(board, BOARD_COLUMNS)}"
-        f"<h2>Cells (medians over replications)</h2>{html_table(cell_rows, CELL_COLUMNS)}</body></html>\n"
+        f"<h2>Cells (medians over replications)</h2>{html_table(cell_rows, CELL_COLUMNS)}"
+        + (f"<h2>{html.escape(figures_heading)}</h2>{html_figures}" if figures else "")
+        + "</body></html>\n"
     )
     return board
