@@ -126,7 +126,7 @@ def test_figures_draw_what_the_scores_are_computed_from(tmp_path: Path) -> None:
             without_end = [y for x, y in zip(base.get_xdata(), base.get_ydata()) if x <= t_end + 1e-12][-1]
             assert math.isclose(max(0.0, 1 - with_end / without_end), row(algo, size, True)["harm"], abs_tol=1e-12)
             assert math.isclose(t_end, row(algo, size, True)["completion_s"], rel_tol=0, abs_tol=0.011)
-    # Delay: the dashed level is the run's score, over the series of its transfer.
+    # Delay: the dotted level is the run's score, over the series of its transfer.
     delay = bf.delay_figure("geo-satellite", rows, series)
     levels, curves = _lines(delay, "/delay_p95_ms"), _lines(delay, "/delay")
     for algo in ("newreno", "jump-start"):

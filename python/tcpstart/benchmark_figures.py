@@ -4,7 +4,7 @@
 - `<path>-scores.png`: every replication's value of each score, by transfer size, one colour per
   algorithm, with the median through them: a cell of the leaderboard is that median.
 - `<path>-delay.png`: alone on the path, the bottleneck's queueing delay while the transfer ran
-  (the queue series, on its 10 ms grid), and dashed, the run's delay score: the 95th percentile
+  (the queue series, on its 10 ms grid), and dotted, the run's delay score: the 95th percentile
   over every packet.
 - `<path>-harm.png`: against CUBIC, the CUBIC flow's bytes delivered since the transfer started,
   without the transfer (black) and with it (one curve per algorithm, ending with the transfer):
@@ -91,7 +91,7 @@ def delay_figure(path: str, rows: list[dict[str, Any]], series: dict[Key, dict[s
     """Alone on `path`: the bottleneck's queueing delay during each transfer, and its score."""
     keys = [k for k in series if k[0] == path and not k[3]]
     sizes, algos = _order([k[2] for k in keys]), _order([k[1] for k in keys])
-    fig, axes = _panels(f"{path}, alone: bottleneck queueing delay (dashed: the run's p95 over every packet)", sizes)
+    fig, axes = _panels(f"{path}, alone: bottleneck queueing delay (dotted: the run's p95 over every packet)", sizes)
     for ax, size in zip(axes, sizes):
         for algo in algos:
             if (path, algo, size, False) not in series:
