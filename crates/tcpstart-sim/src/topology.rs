@@ -120,8 +120,7 @@ pub fn build_links(s: &Scenario) -> Vec<Link> {
     let seed = |i: usize| ((s.seed as u128) << 64) ^ (i as u128 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let hop_link = |i: usize, rate, delay, loss, ber, max_pps, aqm, limit, compression: Option<_>| {
         let imp = Impairments { loss, ber, max_pps };
-        let mut link =
-            Link::new(names[i].clone(), rate, delay, imp, discipline(aqm, limit, rate, seed(i)), seed(i));
+        let mut link = Link::new(names[i].clone(), rate, delay, imp, discipline(aqm, limit, rate, seed(i)), seed(i));
         link.compressor = compression.map(AckCompressor::new);
         link
     };
@@ -194,7 +193,10 @@ mod tests {
 
     #[test]
     fn the_dumbbell_keeps_its_names_and_indices() {
-        assert_eq!(link_names(1, 1), ["bottleneck", "bottleneck_rev", "sender0_out", "sender0_in", "receiver0_in", "receiver0_out"]);
+        assert_eq!(
+            link_names(1, 1),
+            ["bottleneck", "bottleneck_rev", "sender0_out", "sender0_in", "receiver0_in", "receiver0_out"]
+        );
         assert_eq!(route(1, 1, [0, 0], FWD), [6, 0, 8]);
         assert_eq!(route(1, 1, [0, 0], REV), [9, 1, 7]);
     }

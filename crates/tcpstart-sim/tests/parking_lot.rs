@@ -51,7 +51,12 @@ fn the_long_flow_gets_less_than_each_one_hop_flow() {
         // Losses are the hops': the long flow's data is dropped at each, a cross flow's at one,
         // so the long flow loses a larger share of what it sends.
         assert!(count(&out, &hop, "drops") > 0, "{hop}");
-        assert!(drop_rate(0) > drop_rate(k + 1), "drop rates: long {} against cross{k} {}", drop_rate(0), drop_rate(k + 1));
+        assert!(
+            drop_rate(0) > drop_rate(k + 1),
+            "drop rates: long {} against cross{k} {}",
+            drop_rate(0),
+            drop_rate(k + 1)
+        );
     }
 }
 
@@ -75,7 +80,9 @@ fn every_hop_passes_its_packets_to_the_next_link_of_their_routes() {
     // (pair k + 1) enters and leaves hop k.
     assert_eq!(arrived("hop0"), sent("sender0_out") + sent("sender1_out"));
     for k in 0..3 {
-        let next = if k < 2 { arrived(&format!("hop{}", k + 1)) - sent(&format!("sender{}_out", k + 2)) } else {
+        let next = if k < 2 {
+            arrived(&format!("hop{}", k + 1)) - sent(&format!("sender{}_out", k + 2))
+        } else {
             arrived("receiver0_in")
         };
         assert_eq!(sent(&format!("hop{k}")), arrived(&format!("receiver{}_in", k + 1)) + next, "hop{k}");
@@ -83,7 +90,9 @@ fn every_hop_passes_its_packets_to_the_next_link_of_their_routes() {
     // ACKs, right to left: the long flow's enter hop 2 and leave after hop 0.
     assert_eq!(arrived("hop2_rev"), sent("receiver0_out") + sent("receiver3_out"));
     for k in 0..3 {
-        let next = if k > 0 { arrived(&format!("hop{}_rev", k - 1)) - sent(&format!("receiver{k}_out")) } else {
+        let next = if k > 0 {
+            arrived(&format!("hop{}_rev", k - 1)) - sent(&format!("receiver{k}_out"))
+        } else {
             arrived("sender0_in")
         };
         assert_eq!(sent(&format!("hop{k}_rev")), arrived(&format!("sender{}_in", k + 1)) + next, "hop{k}_rev");

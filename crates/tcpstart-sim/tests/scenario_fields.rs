@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use tcpstart_sim::scenario::defaults::{markdown, Unset, FIELDS};
 use tcpstart_sim::scenario::{
-    self, parse, Quantity, RawAckCompression, RawAqm, RawChange, RawFlow, RawHop, RawNetwork, RawQuickStart, RawScenario,
-    RawUdp, RawWeb,
+    self, parse, Quantity, RawAckCompression, RawAqm, RawChange, RawFlow, RawHop, RawNetwork, RawQuickStart,
+    RawScenario, RawUdp, RawWeb,
 };
 
 fn root() -> PathBuf {

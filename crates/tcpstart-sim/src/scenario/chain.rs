@@ -16,7 +16,12 @@ pub const MAX_HOPS: usize = 64;
 
 /// The hops of `network.hops`, resolved against the dumbbell's `net` (which gives what a hop
 /// leaves out); empty when there are none. `mtu` sizes a queue given in bandwidth-delay products.
-pub(super) fn resolve(n: &RawNetwork, net: &Network, access_delay: Duration, mtu: f64) -> Result<Vec<Hop>, ScenarioError> {
+pub(super) fn resolve(
+    n: &RawNetwork,
+    net: &Network,
+    access_delay: Duration,
+    mtu: f64,
+) -> Result<Vec<Hop>, ScenarioError> {
     if n.hops.is_empty() {
         return Ok(Vec::new());
     }
@@ -105,8 +110,8 @@ mod tests {
 
     #[test]
     fn a_hop_takes_what_it_leaves_out_from_the_bottleneck() {
-        let s = from_json(&format!(r#"{{{LOT}, "flows": [{{"size": 1000}}, {{"size": 1000, "hops": [1, 2]}}]}}"#))
-            .unwrap();
+        let s =
+            from_json(&format!(r#"{{{LOT}, "flows": [{{"size": 1000}}, {{"size": 1000, "hops": [1, 2]}}]}}"#)).unwrap();
         let h = &s.network.hops;
         assert_eq!((h[0].rate_bps, h[0].reverse_rate_bps, h[0].delay), (10e6, 20e6, Duration::from_millis(5)));
         // A hop's rate is both directions' unless it gives a reverse one.

@@ -25,8 +25,8 @@ use crate::quick_start::QuickStartSpec;
 use crate::traffic::udp::UdpSpec;
 use crate::traffic::web::Page;
 
-pub mod defaults;
 mod chain;
+pub mod defaults;
 mod estimate;
 mod expand;
 mod parse;
@@ -37,8 +37,8 @@ mod written;
 
 pub use estimate::{Estimate, Limits, RawLimits};
 pub use parse::{
-    parse, with_path, Quantity, RawAckCompression, RawAqm, RawFlow, RawHop, RawNetwork, RawQuickStart, RawScenario, RawTcp,
-    RawTrace, RawUdp, RawWeb,
+    parse, with_path, Quantity, RawAckCompression, RawAqm, RawFlow, RawHop, RawNetwork, RawQuickStart, RawScenario,
+    RawTcp, RawTrace, RawUdp, RawWeb,
 };
 pub use ranges::DEFAULT_TRACE_SAMPLES;
 pub use resolve::{FlowEntry, Resolved, Schedule, UdpEntry, WebEntry};

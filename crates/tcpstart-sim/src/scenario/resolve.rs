@@ -14,8 +14,8 @@ use super::ranges::{
     MAX_ACK_JITTER, MAX_FLOWS_PER_ENTRY, MAX_TIME,
 };
 use super::{
-    chain, time_varying, Aqm, FlowSpec, Host, Network, Profile, Quantity, RawAckCompression, RawAqm, RawFlow, RawQuickStart,
-    RawScenario, RawTcp, RawUdp, RawWeb, RecoveryWindow, RtoRestart, TcpConfig, TraceSpec,
+    chain, time_varying, Aqm, FlowSpec, Host, Network, Profile, Quantity, RawAckCompression, RawAqm, RawFlow,
+    RawQuickStart, RawScenario, RawTcp, RawUdp, RawWeb, RecoveryWindow, RtoRestart, TcpConfig, TraceSpec,
 };
 use crate::ack_compression::{AckCompressionMode, AckCompressionSpec};
 use crate::error::ScenarioError;
