@@ -7,7 +7,7 @@
   (the queue series, on its 10 ms grid), and dotted, the run's delay score: the 95th percentile
   over every packet.
 - `<path>-harm.png`: against CUBIC, the CUBIC flow's bytes delivered since the transfer started,
-  without the transfer (black) and with it (one curve per algorithm, ending with the transfer):
+  without the transfer (a wide grey band) and with it (one curve per algorithm, ending with the transfer):
   harm is 1 - with / without at that end.
 
 The time series are replication 0's; each line carries a `gid` naming what it draws, so tests
@@ -111,12 +111,13 @@ def harm_figure(path: str, series: dict[Key, dict[str, Any]]) -> Figure:
     without the transfer and with it."""
     keys = [k for k in series if k[0] == path and k[3]]
     sizes, algos = _order([k[2] for k in keys]), _order([k[1] for k in keys])
-    fig, axes = _panels(f"{path}, against CUBIC: the CUBIC flow's delivery without the transfer (black) and with it", sizes)
+    fig, axes = _panels(f"{path}, against CUBIC: the CUBIC flow's delivery without the transfer (wide grey) and with it", sizes)
     for ax, size in zip(axes, sizes):
         here = [series[(path, a, size, True)] for a in algos if (path, a, size, True) in series]
         # Every algorithm's baseline is the same run cut at its transfer's end: the longest holds all.
         t, d = max((s["without"] for s in here), key=lambda w: w[0][-1])
-        ax.plot([x - t[0] for x in t], [v / 1e6 for v in d], color="black", linewidth=2, label="CUBIC alone", gid=f"{size}/without")
+        # A wide grey band under the curves: no algorithm's style is that (BBR's is near black).
+        ax.plot([x - t[0] for x in t], [v / 1e6 for v in d], color="0.55", linewidth=6, alpha=0.45, zorder=1, label="CUBIC alone", gid=f"{size}/without")
         for algo in algos:
             if (path, algo, size, True) not in series:
                 continue
@@ -141,6 +142,6 @@ def write_figures(folder: Path, rows: list[dict[str, Any]], series: Optional[dic
         written[path] = {}
         for kind, fig in figures.items():
             out = folder / f"{path}-{kind}.png"
-            fig.savefig(out, dpi=110)
+            fig.savefig(out, dpi=90)
             written[path][kind] = out
     return written
