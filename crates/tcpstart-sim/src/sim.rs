@@ -319,6 +319,7 @@ impl Simulation {
     }
 
     /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
+    #[cfg(test)]
     fn path(&self, id: u32, dir: Direction) -> &[u32] {
         self.paths.get(id, dir)
     }
@@ -430,7 +431,7 @@ impl Simulation {
             };
             tr.record(now, ev, pkt, None);
         }
-        let first = self.path(flow, dir)[0];
+        let first = self.paths.hop(flow, dir, 0).expect("a path has links");
         self.offer(now, first, slot);
     }
 

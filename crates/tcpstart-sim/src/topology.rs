@@ -67,38 +67,42 @@ pub fn route(hops: u32, host: u32, [first, last]: [u32; 2], way: Direction) -> V
 }
 
 /// Every flow's and UDP source's links in both directions, in one buffer: read at every hop a
-/// packet makes, so a lookup is two loads whatever the paths' lengths.
+/// packet makes, so a lookup is two loads (where the path starts, then the link) whatever the
+/// paths' lengths; each path ends with [`Paths::END`], so its length is not read.
 #[derive(Default)]
 pub struct Paths {
     links: Vec<u32>,
-    /// By flow or source id, then `Direction as usize`: where its path starts and ends in `links`.
-    spans: Vec<[(u32, u32); 2]>,
+    /// By flow or source id, then `Direction as usize`: where its path starts in `links`.
+    starts: Vec<[u32; 2]>,
 }
 
 impl Paths {
-    /// Adds the next id's path, given for both directions.
+    /// Marks a path's end; no link has this index.
+    const END: u32 = u32::MAX;
+
+    /// Adds the next id's path, given for both directions (each of at least one link).
     pub fn push(&mut self, forward: &[u32], reverse: &[u32]) {
-        let mut span = |path: &[u32]| {
+        let mut add = |path: &[u32]| {
             let start = self.links.len() as u32;
             self.links.extend_from_slice(path);
-            (start, self.links.len() as u32)
+            self.links.push(Self::END);
+            start
         };
-        let spans = [span(forward), span(reverse)];
-        self.spans.push(spans);
+        let starts = [add(forward), add(reverse)];
+        self.starts.push(starts);
     }
 
     /// The links a packet of `id` crosses travelling `dir`.
     pub fn get(&self, id: u32, dir: Direction) -> &[u32] {
-        let (start, end) = self.spans[id as usize][dir as usize];
-        &self.links[start as usize..end as usize]
+        let rest = &self.links[self.starts[id as usize][dir as usize] as usize..];
+        &rest[..rest.iter().position(|&l| l == Self::END).expect("every path ends")]
     }
 
-    /// The `hop`-th link (0-based) of that path, if it has one.
+    /// The `hop`-th link (0-based) of that path, if it has one (`hop` at most its length).
     #[inline(always)]
     pub fn hop(&self, id: u32, dir: Direction, hop: usize) -> Option<u32> {
-        let (start, end) = self.spans[id as usize][dir as usize];
-        let at = start as usize + hop;
-        (at < end as usize).then(|| self.links[at])
+        let link = self.links[self.starts[id as usize][dir as usize] as usize + hop];
+        (link != Self::END).then_some(link)
     }
 }
 
