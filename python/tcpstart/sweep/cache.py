@@ -107,9 +107,12 @@ class Index:
         if len(self._recent) >= self.MERGE:
             keys_ = np.fromiter(self._recent.keys(), np.uint64, len(self._recent))
             packs = np.fromiter(self._recent.values(), np.uint32, len(self._recent))
-            merged_keys = np.concatenate([self._keys, keys_])
-            order = np.argsort(merged_keys, kind="stable")
-            self._keys, self._packs = merged_keys[order], np.concatenate([self._packs, packs])[order]
+            order = np.argsort(keys_)
+            # Inserted into the sorted arrays where they belong: a merge holds the old and the
+            # new arrays (24 bytes a run), not a sort of all keys (about 45).
+            at = np.searchsorted(self._keys, keys_[order])
+            self._keys = np.insert(self._keys, at, keys_[order])
+            self._packs = np.insert(self._packs, at, packs[order])
             self._recent = {}
 
     def get(self, key: str) -> Optional[int]:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 import polars as pl
+from polars.io.plugins import register_io_source
 
 from tcpstart import _core
 from tcpstart.results import Result
@@ -49,8 +50,9 @@ if TYPE_CHECKING:
 # an interrupt waits for little.
 BATCH = 64
 
-# Runs of the design per part of the campaign's table (rounded up to whole cells): what a
-# campaign holds in memory, besides 24 bytes a run for the keys of its store (cache.Index).
+# Runs of the design per part of the campaign's table (whole cells; more only when one cell has
+# more): what a campaign holds in memory, besides 12 bytes a run for the keys of its store
+# (cache.Index).
 CHUNK = 1024
 
 # The keys a sweep file may have besides `base` and `axes`.
@@ -93,23 +95,36 @@ def _scalar(value: Value) -> Value:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str) if isinstance(value, (list, dict, tuple)) else value
 
 
-def _conform(parts: Sequence[Path]) -> None:
-    """Rewrites the parts of a table whose columns differ from the union of all parts' columns
-    (a column missing, or null where another part has numbers), one part at a time, so that all
-    have that one schema, with each column's type the common supertype, in first-seen order."""
+def _one_table(parts: Sequence[Path]) -> pl.LazyFrame:
+    """The parts of a table as one frame that reads them one at a time, so that a sink writes
+    the table holding one part, however many there are. Each part is given the union of all
+    parts' columns (a column missing, or null where another part has numbers), each column's type
+    the common supertype, in first-seen order."""
     schemas = [pl.read_parquet_schema(p) for p in parts]
-    unified = pl.concat([pl.DataFrame(schema=s) for s in schemas], how="diagonal_relaxed").schema
-    for part, schema in zip(parts, schemas):
-        if list(schema.items()) != list(unified.items()):
-            empty = pl.DataFrame(schema=unified)
-            pl.concat([empty, pl.read_parquet(part)], how="diagonal_relaxed").write_parquet(part)
+    empty = pl.concat([pl.DataFrame(schema=s) for s in schemas], how="diagonal_relaxed")
+
+    def read(columns: Optional[List[str]], predicate: Optional[pl.Expr], n_rows: Optional[int], _batch: Optional[int]) -> Iterator[pl.DataFrame]:
+        left = n_rows
+        for part in parts:
+            if left is not None and left <= 0:
+                return
+            frame = pl.concat([empty, pl.read_parquet(part)], how="diagonal_relaxed")
+            frame = frame.filter(predicate) if predicate is not None else frame
+            frame = frame.select(columns) if columns is not None else frame
+            if left is not None:
+                frame = frame.head(left)
+                left -= frame.height
+            yield frame
+
+    return register_io_source(read, schema=empty.schema)
 
 
 def replication_message(identical: int, replicated: int) -> str:
     return (
         f"the replications of {identical} of {replicated} cells are identical, so their intervals are zero wide: "
-        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions "
-        "and on/off UDP; start_jitter changes what flows do only when several share the path)"
+        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions, "
+        "on/off UDP and network.ack_jitter, which varies even a lone flow; start_jitter changes what flows do only "
+        "when several share the path)"
     )
 
 
@@ -216,7 +231,9 @@ class Sweep:
         counts = {"runs": 0, "simulated": 0, "cached": 0}
         counting = threading.Lock()
         in_flight: set[str] = set()  # handed to the backend, not stored yet
-        stored_now = Index()  # stored by this call: with rerun, the store's older runs do not count
+        # Stored by this call: with rerun, the store's older runs do not count (without, the
+        # store's index has them, and this one stays empty).
+        stored_now = Index()
         self.store.index(reread=True)  # what is stored now, read before the workers start
         parts = Path(tempfile.mkdtemp(prefix=".parts-", dir=self.out))
         written: List[Path] = []
@@ -233,8 +250,10 @@ class Sweep:
             values: tuple = ()
             for cell_index, replication, seed, cell in self.plan.runs():
                 if replication == 0:
-                    # A part ends with a whole cell, so that each part's cells are complete.
-                    if len(design) >= CHUNK:
+                    # A part holds whole cells, so that each part's cells are complete, and no more
+                    # than CHUNK runs unless one cell has more: what building the table holds at
+                    # once does not grow with the replications.
+                    if design and len(design) + self.plan.replications > CHUNK:
                         write_part(design)
                         design = []
                     cell_scenario, unseeded = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, 0, 0))
@@ -271,7 +290,8 @@ class Sweep:
             keys = [key for key, _ in batch]
             self.store.put(keys, pack, results)
             with counting:  # sinks run on several threads; += is not atomic
-                stored_now.add(keys, 0)
+                if rerun:
+                    stored_now.add(keys, 0)
                 in_flight.difference_update(keys)
                 counts["simulated"] += len(keys)
             advance(len(keys))
@@ -311,11 +331,10 @@ class Sweep:
             table.write_parquet(tables[-1])
         path = self.out / "results.parquet"
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        # One scan of all the parts, streamed into the file: memory stays flat in the number of
-        # parts (a concat of one scan per part held about 0.35 MB more per part). A multi-file
-        # scan wants one schema, so the parts are made to share theirs first.
-        _conform(tables)
-        pl.scan_parquet(tables).sink_parquet(tmp, row_group_size=8192)
+        # Streamed into the file part by part: a scan of all the parts held more the more parts
+        # there were (a concat of one scan per part about 0.35 MB a part, a multi-file scan
+        # about 0.05 MB a part).
+        _one_table(tables).sink_parquet(tmp, row_group_size=8192)
         os.replace(tmp, path)
         return identical, replicated
 
