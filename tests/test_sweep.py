@@ -294,8 +294,8 @@ def test_parts_with_other_columns_make_one_table(tmp_path: Path) -> None:
     pl.DataFrame({"run": ["a"], "x": [None]}).write_parquet(tmp_path / "0.parquet")
     pl.DataFrame({"run": ["b"], "x": [1.5], "y": ["text"]}).write_parquet(tmp_path / "1.parquet")
     assert pl.read_parquet_schema(tmp_path / "0.parquet")["x"] == pl.Null
-    campaign._one_table([tmp_path / "0.parquet", tmp_path / "1.parquet"]).sink_parquet(tmp_path / "t.parquet")
-    table = pl.read_parquet(tmp_path / "t.parquet")
+    campaign._conform([tmp_path / "0.parquet", tmp_path / "1.parquet"])
+    table = pl.read_parquet([tmp_path / "0.parquet", tmp_path / "1.parquet"])
     assert table.schema == pl.Schema({"run": pl.String, "x": pl.Float64, "y": pl.String})
     assert table.rows() == [("a", None, None), ("b", 1.5, "text")]
 
