@@ -149,6 +149,10 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
 
     assert changed.run(rerun=True).simulated == 12
 
+    # A stray file among the packs is left out; every pack is still read.
+    (changed.store.packs / "stray.parquet").write_text("not a pack")
+    assert changed.run().cached == 12
+
     # A changed base scenario is a new set of runs, whatever the folder remembers.
     bigger = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", rtt="20ms"), flows=[ts.Flow(size="31KB")])
     assert ts.Sweep(bigger, axes, replications=2, out=tmp_path).run().simulated == 12
