@@ -40,17 +40,18 @@ def test_figures_stand_next_to_the_kernels_range():
 
 
 def test_a_miss_of_the_mean_inside_the_kernels_own_runs_is_the_kernels_noise(cli, tmp_path):
-    # Mean 1.07: 1.15 misses it by 7 % but lies between the fastest (1.00) and slowest (1.20) run.
+    # Mean 1.07: 1.15 misses it by 7 % but lies between the fastest (1.00) and slowest (1.20) run;
+    # 1.23 is past the slowest run x 1.02.
     kernel = [run(1.00, 20, 100), run(1.20, 20, 100), run(1.01, 20, 100)]
-    inside, beyond = compare(case(run(1.15, 20, 100), kernel)), compare(case(run(1.21, 20, 100), kernel))
+    inside, beyond = compare(case(run(1.15, 20, 100), kernel)), compare(case(run(1.23, 20, 100), kernel))
     assert not inside["completion_ok"] and inside["completion_in_range"]
     assert not beyond["completion_ok"] and not beyond["completion_in_range"]
     raw = tmp_path / "raw.json"
-    save_raw([case(run(1.15, 20, 100), kernel, "L3"), case(run(1.21, 20, 100), kernel, "L2")], raw)
+    save_raw([case(run(1.15, 20, 100), kernel, "L3"), case(run(1.23, 20, 100), kernel, "L2")], raw)
     status, out, err = cli("crosscheck", "--linux", "--from-results", raw, "--out", tmp_path / "x")
     assert status == 0, err
     md = (tmp_path / "x" / "validation-linux.md").read_text()
-    assert "| the same, or inside the kernel's own range of completion times (fastest to slowest run) | 1/2 (50%) | no |" in md
+    assert "| the same, or within 2% of the kernel's own range (fastest to slowest run) | 1/2 (50%) | no |" in md
     rows = {line.split(" | ")[0]: line for line in md.splitlines() if line.startswith("| L")}
     assert "kernel noise" in rows["| L3"] and "kernel noise" not in rows["| L2"]
 

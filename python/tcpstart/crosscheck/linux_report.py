@@ -93,7 +93,7 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         "|---|---|---|",
         f"| completion time within {TOLERANCE:.0%} of the kernel's mean on at least 90% of the matrix | {ok_ct}/{n} "
         f"({ok_ct / n:.0%}) | {'yes' if ok_ct >= 0.9 * n else 'no'} |",
-        f"| the same, or inside the kernel's own range of completion times (fastest to slowest run) | "
+        f"| the same, or within {TOLERANCE:.0%} of the kernel's own range (fastest to slowest run) | "
         f"{ok_noise}/{n} ({ok_noise / n:.0%}) | {'yes' if ok_noise >= 0.9 * n else 'no'} |",
         f"| retransmissions within the kernel's range widened by {WIDEN:.0%}, on at least 75% | {ok_retx}/{n} "
         f"({ok_retx / n:.0%}) | {'yes' if ok_retx >= 0.75 * n else 'no'} |",
@@ -103,10 +103,11 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         f"| mean cwnd distance at most {DISTANCE_FACTOR:g}x the kernel's distance to itself, on at least 75% | "
         f"{ok_dist}/{n} ({ok_dist / n:.0%}) | {'yes' if ok_dist >= 0.75 * n else 'no'} |",
         "",
-        "The second row is the distribution criterion: where the kernel's own runs spread further than the "
-        "tolerance (a loaded machine slows runs down; flows sharing the path interleave differently), a "
-        "tcpstart time inside that spread could have been one of the kernel's runs, and a miss of the mean "
-        "there is the kernel's noise; the verdicts below name every such case. For BBR, whose first "
+        "The second row is the distribution criterion: tcpstart's time against the kernel's own range "
+        f"[fastest x {1 - TOLERANCE:g}, slowest x {1 + TOLERANCE:g}], as the other figures are held against the "
+        "kernel's range widened. Where the kernel's runs spread further than the tolerance (a loaded machine "
+        "slows runs down; flows sharing the path interleave differently), a miss of the mean inside that "
+        "range is the kernel's noise; the verdicts below name every such case. For BBR, whose first "
         "PROBE_BW phase the kernel draws at random, tcpstart's figures are those of the median of "
         f"{SEEDS} seeds of that draw, the seeds' range next to them.",
         "",
@@ -187,7 +188,7 @@ def verdict(raw: dict[str, Any], c: dict[str, Any], case: LinuxCase) -> str:
     if fine:
         return "ok" + (f" ({note})" if note else "")
     if not c["completion_ok"] and c["completion_in_range"]:
-        noise = (f"kernel noise: tcpstart's time lies inside the kernel's own runs "
+        noise = (f"kernel noise: tcpstart's time is within {TOLERANCE:.0%} of the kernel's own range "
                  f"({_range(c['completion_range'], '{:.3f}')} s)")
         note = f"{noise}; {note}" if note else noise
     return note or f"auto: {mechanism(raw, c)}"
