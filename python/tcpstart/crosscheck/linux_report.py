@@ -62,7 +62,8 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         "# Cross-check against the Linux kernel",
         "",
         f"Each scenario runs {runs} times on the real kernel ({platform.release()}) through `tcpstart testbed` "
-        "(docs/testbed.md) and once in tcpstart (deterministic), with the same scenario file. Every figure of "
+        "(docs/testbed.md) and once in tcpstart (deterministic; a BBR case once per seed of its random phase, "
+        "below), with the same scenario file. Every figure of "
         "tcpstart stands next to the kernel's mean and its run-to-run range. Regenerate with:",
         "",
         "```sh",
