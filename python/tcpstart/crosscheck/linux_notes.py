@@ -50,6 +50,15 @@ DIFFERENCES: list[str] = [
     "flow (started 0.5 s after the first, with a 2-BDP queue full) stayed in STARTUP for seconds with "
     "every segment paced, and the case completed 10-13 % sooner than the kernel; with the unpaced start "
     "and paced bursts it agrees within 0.1 % (cwnd distance 0.08 against the kernel's own 0.07).",
+    "- **S7 The testbed's own departures.** The handshake's RTT exceeds the base by under a millisecond "
+    "(veth hops, two routers, the delay lines; the figure for this run is at the top); the Python delay line's mean lateness is 40-100 us per "
+    "packet, but at 100 Mbps with 40 ms (L13, about 12,000 packets per second through it) it fell "
+    "milliseconds behind on this loaded machine, and the kernel's runs spread by 12 % or more: treat L13 as "
+    "the testbed's limit, not as a model difference. The token bucket is a millisecond deep (a one-frame "
+    "bucket lost a fifth of 100 Mbps to late dequeues under load), so after an idle moment up to a "
+    "millisecond of data leaves back to back. The cwnd distance target compares with the kernel's "
+    "distance to itself, which is 0.001-0.01 where the kernel repeats itself to the packet (L5-L9): there "
+    "a systematic shift of 1 % already misses it.",
     "- **S8 The window counts packets (modelled).** Linux's cwnd is a number of packets "
     "(`tcp_cwnd_test`: send while packets in flight are below snd_cwnd), so a short segment takes a "
     "whole segment of it; the RFC model counts bytes. Only a transfer's last segment is short, and it "
@@ -68,20 +77,11 @@ DIFFERENCES: list[str] = [
     "others not; of three traced kernel runs, one entered a recovery in PROBE_BW 0.6 s before the end, "
     "two did not. A single seed was one sample of that draw; the cross-check now runs 5 seeds of each "
     "BBR case and compares their median run (L14 -0.3 %, seeds 4.975-5.346 s).",
-    "- **S7 The testbed's own departures.** The handshake's RTT exceeds the base by under a millisecond "
-    "(veth hops, two routers, the delay lines; the figure for this run is at the top); the Python delay line's mean lateness is 40-100 us per "
-    "packet, but at 100 Mbps with 40 ms (L13, about 12,000 packets per second through it) it fell "
-    "milliseconds behind on this loaded machine, and the kernel's runs spread by 12 % or more: treat L13 as "
-    "the testbed's limit, not as a model difference. The token bucket is a millisecond deep (a one-frame "
-    "bucket lost a fifth of 100 Mbps to late dequeues under load), so after an idle moment up to a "
-    "millisecond of data leaves back to back. The cwnd distance target compares with the kernel's "
-    "distance to itself, which is 0.001-0.01 where the kernel repeats itself to the packet (L5-L9): there "
-    "a systematic shift of 1 % already misses it.",
 ]
 
 # Cases traced by hand: what explains them (shown instead of the automatic classification).
 NOTES: dict[str, str] = {
-    "L4": "the kernel's two slowest runs (0.731, 0.739 s) ran at a load average of 27-32; against its fastest run tcpstart is -0.6 %",
+    "L4": "the kernel's runs spread 4 % (0.710-0.739 s) at a load average of 27-32, and a loaded machine only slows runs down; against its fastest run tcpstart is -0.6 %",
     "L1": "S1: with the kernel's ACK pattern HyStart's ACK-train test fires at 62 segments, the kernel's earliest exit; the RFC model left at 170 and timed out (+6 %)",
     "L5": "S7: the kernel repeats itself to the packet (own distance 0.001); same exit and retransmissions, completion within 0.1 %",
     "L6": "completion within 0.6 %, same exit (119 segments); the windows part after the first recovery (58 against 55-57 retransmissions), not traced",
