@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tcpstart.kernel import hsresponse
 from tcpstart.kernel.netns import TestbedError
 
 SOURCES = Path(__file__).parent / "bpf"
@@ -46,6 +47,10 @@ class BpfAlgorithm:
     params: tuple[str, ...]  # the Rust registration's parameters, in the object's index order
     # A sock_ops program of the object that both ends' sockets need (attached to the run's cgroup).
     sock_ops: str | None = None
+    # Array maps the loader fills, computed from the parameters (by name): map name -> values.
+    tables: Callable[[dict[str, float]], dict[bytes, list[bytes]]] | None = None
+    # Parameter values the BPF version has only, with the reason for the refusal of others.
+    fixed: tuple[tuple[str, float, str], ...] = ()
 
 
 BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
@@ -54,6 +59,11 @@ BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
     "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",)),
     "ess": BpfAlgorithm("ess.bpf.c", "ess", ("rtt_limit", "abc")),
     "modified-swift-start": BpfAlgorithm("modified_swift_start.bpf.c", "modified_swift_start", (), "mss_sockops"),
+    "highspeed": BpfAlgorithm(
+        "highspeed.bpf.c", "highspeed", ("abc", "table", "low_window", "high_window", "high_p", "high_decrease"),
+        tables=hsresponse.tables,
+        fixed=(("table", 0.0, "the kernel's BPF HighSpeed computes RFC 3649's formulas (table = 0); Linux's "
+                "own table is the kernel's highspeed module, which tcpstart's reading departs from"),)),
 }
 
 

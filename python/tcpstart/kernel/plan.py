@@ -221,6 +221,10 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
             if why:
                 raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} runs on the kernel as BPF, and {why}")
             kernel, bpf_params = "", _bpf_params(f["algorithm"], f["params"])
+            spec = bpfcc.BPF_ALGORITHMS[f["algorithm"]]
+            for name, value, _ in spec.fixed:
+                if bpf_params[spec.params.index(name)] != value:
+                    raise refuse(f"{where}.params.{name}", f"must be {value:g} on the kernel: {why_fixed(spec, name)}")
         else:
             kernel = _kernel_module(f, where, available)
         if f["size"] is None:
@@ -290,6 +294,10 @@ def _defaults(algorithm: str) -> dict[str, float]:
 
     info = next(a for a in algorithms() if a["name"] == algorithm)
     return {p["name"]: p["default"] for p in info["params"]}
+
+
+def why_fixed(spec: bpfcc.BpfAlgorithm, name: str) -> str:
+    return next(why for n, _, why in spec.fixed if n == name)
 
 
 def _bpf_params(algorithm: str, given: dict[str, float]) -> tuple[float, ...]:

@@ -301,7 +301,7 @@ def _register_bpf(plan: Plan, helpers: _Helpers, work: Path, cgroup: Path | None
         obj = bpfcc.named_copy(bpfcc.build(algorithm), name, work / f"{name}.o")
         for f in flows:
             f.kernel_algorithm = name
-        algorithms.append({"object": str(obj), "params": list(params), "sizes": {str(f.port): f.size for f in flows},
+        algorithms.append({"algorithm": algorithm, "object": str(obj), "params": list(params), "sizes": {str(f.port): f.size for f in flows},
                            "sock_ops": bpfcc.BPF_ALGORITHMS[algorithm].sock_ops})
     needs_cgroup = any(a["sock_ops"] for a in algorithms)
     if needs_cgroup:
