@@ -49,6 +49,33 @@ def test_the_plan_carries_the_parameters_in_the_objects_order_with_the_registrat
     assert plan.hosts[0].sysctls(receiver=False)["net.ipv4.tcp_pacing_ss_ratio"] == "100"
 
 
+def test_highspeeds_table_holds_rfc_3649s_response_function():
+    import struct
+
+    from tcpstart.kernel.hsresponse import MICRO, ROWS, tables
+
+    rows = tables({"low_window": 38, "high_window": 83000, "high_p": 1e-7, "high_decrease": 0.1})[b"hs_response"]
+    assert len(rows) == ROWS
+
+    def a_b(w: int) -> tuple[float, float]:
+        a, b = struct.unpack("II", rows[w])
+        return a / MICRO, b / MICRO
+
+    # RFC 3649 section 5 and appendix B: a(w), b(w) at Low_Window and at w = 1058.
+    assert a_b(38) == (1.0, 0.5) and a_b(10) == (1.0, 0.5)
+    assert a_b(1058)[0] == pytest.approx(8.31, abs=0.01) and a_b(1058)[1] == pytest.approx(0.3269, abs=0.0005)
+    # Increase grows and decrease shrinks with the window.
+    assert a_b(39)[0] > 1.0 and a_b(5000)[0] > a_b(1058)[0] and a_b(5000)[1] < a_b(1058)[1]
+
+
+@pytest.mark.skipif(bpfcc.missing() is not None, reason=f"no BPF: {bpfcc.missing()}")
+def test_linuxs_highspeed_table_is_refused_on_the_kernel_in_one_line():
+    with pytest.raises(ScenarioError) as e:
+        make_plan(expanded(scenario("highspeed", "1MB", params={"table": 1})))
+    assert str(e.value).startswith("flows[0].params.table: must be 0 on the kernel: ") and "\n" not in str(e.value)
+    assert make_plan(expanded(scenario("highspeed", "1MB"))).flows[0].bpf_params[1] == 0.0
+
+
 def test_each_run_names_its_copy_of_the_object(tmp_path):
     obj = tmp_path / "a.o"
     obj.write_bytes(b"\x7fELF.." + bpfcc.PLACEHOLDER + b"\0..")

@@ -141,6 +141,7 @@ def write(raw: dict[str, Any], md: Path, command: str) -> None:
                      HEADER, *rows, ""]
         if misses:
             sections += ["Misses:", "", *misses, ""]
+    md.parent.mkdir(parents=True, exist_ok=True)
     md.write_text("\n".join(out + [""] + sections))
 
 
