@@ -76,6 +76,14 @@ def test_linuxs_highspeed_table_is_refused_on_the_kernel_in_one_line():
     assert make_plan(expanded(scenario("highspeed", "1MB"))).flows[0].bpf_params[1] == 0.0
 
 
+@pytest.mark.skipif(bpfcc.missing_for("modified-swift-start") is not None, reason="no BPF with cgroup v2")
+def test_packet_pair_algorithms_get_a_bottleneck_that_spaces_every_frame():
+    # One frame of 1448 + 52 bytes of headers and options, and 14 of Ethernet.
+    for algorithm in ("swift-start", "modified-swift-start"):
+        assert make_plan(expanded(scenario(algorithm, "1MB"))).peak_bytes == 1514
+    assert make_plan(expanded(scenario("jump-start", "1MB"))).peak_bytes == 0
+
+
 def test_each_run_names_its_copy_of_the_object(tmp_path):
     obj = tmp_path / "a.o"
     obj.write_bytes(b"\x7fELF.." + bpfcc.PLACEHOLDER + b"\0..")

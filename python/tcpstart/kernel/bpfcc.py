@@ -51,14 +51,18 @@ class BpfAlgorithm:
     tables: Callable[[dict[str, float]], dict[bytes, list[bytes]]] | None = None
     # Parameter values the BPF version has only, with the reason for the refusal of others.
     fixed: tuple[tuple[str, float, str], ...] = ()
+    # Its estimate is the spacing the bottleneck gives back-to-back segments (a packet pair):
+    # the testbed's token bucket then spaces every frame (plan.Plan.peak_bytes).
+    packet_pair: bool = False
 
 
 BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
     "jump-start": BpfAlgorithm("jump_start.bpf.c", "jump_start", ("unpaced_within_iw", "abc")),
     "pacing-only": BpfAlgorithm("pacing_only.bpf.c", "pacing_only", ()),
-    "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",)),
+    "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",), packet_pair=True),
     "ess": BpfAlgorithm("ess.bpf.c", "ess", ("rtt_limit", "abc")),
-    "modified-swift-start": BpfAlgorithm("modified_swift_start.bpf.c", "modified_swift_start", (), "mss_sockops"),
+    "modified-swift-start": BpfAlgorithm("modified_swift_start.bpf.c", "modified_swift_start", (), "mss_sockops",
+                                         packet_pair=True),
     "highspeed": BpfAlgorithm(
         "highspeed.bpf.c", "highspeed", ("abc", "table", "low_window", "high_window", "high_p", "high_decrease"),
         tables=hsresponse.tables,
