@@ -119,7 +119,7 @@ def _write(tmp_path: Path, size: str, algorithm: str = "cubic") -> Path:
     algorithms = list(bpfcc.BPF_ALGORITHMS) if algorithm == "bpf" else [algorithm]
     path = tmp_path / "s.toml"
     path.write_text(
-        f'[network]\nrate = "10Mbps"\nrtt = "100ms"\nqueue = "1bdp"\n[tcp]\nmss = 1448\nrto_min = "200ms"\n'
+        '[network]\nrate = "10Mbps"\nrtt = "100ms"\nqueue = "1bdp"\n[tcp]\nmss = 1448\nrto_min = "200ms"\n'
         + "".join(f'[[flows]]\nalgorithm = "{a}"\nsize = "{size}"\n' for a in algorithms)
     )
     return path

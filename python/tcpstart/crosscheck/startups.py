@@ -179,7 +179,9 @@ def run_command(args: argparse.Namespace) -> int:
         " --quick" if args.quick else "") + (f" --runs {args.runs}" if args.runs != 3 else "") + (
         f" --from-results {Path(args.from_results).name}" if args.from_results else "") + (
         f" --docs {args.docs}" if args.docs else "")
-    _publish(out, args.docs, NAME, lambda d: (d / "startups.json").write_text(json.dumps(raw, indent=1)),
-            lambda md, _img: write(raw, md, command))
+    def save(folder: Path) -> None:
+        (folder / "startups.json").write_text(json.dumps(raw, indent=1))
+
+    _publish(out, args.docs, NAME, save, lambda md, _img: write(raw, md, command))
     return 0
 
