@@ -30,6 +30,9 @@ def test_report_from_saved_kernel_runs_judges_each_scenario(cli, tmp_path):
     md = (tmp_path / "d" / "validation-linux-startups.md").read_text()
     rows = [line for line in md.splitlines() if line.startswith("| 10Mbps, 100ms") or line.startswith("| 5Mbps, 64ms")]
     assert rows[0].endswith("| yes |") and rows[1].endswith("| no |")
+    # The path's BDP: 10 Mbit/s x 100 ms = 125,000 bytes, 86 segments of 1448; runs saved without
+    # the second-RTT cwnd show none.
+    assert "| - | 41 | 86 |" in rows[0]
     assert "| [jump-start](#jump-start) | 1/2 |" in md
     assert "1.0 to 3.0" in md  # the load range
     miss = next(line for line in md.splitlines() if line.startswith("- **5Mbps, 64ms"))

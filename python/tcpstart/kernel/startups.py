@@ -41,6 +41,13 @@ class Case:
             "trace": {"interval": "1ms"},
         }
 
+    def bdp_segments(self) -> float:
+        """The path's bandwidth-delay product in segments of 1448 bytes (the estimate's target)."""
+        from tcpstart.scenario import expanded
+
+        net = expanded(self.scenario())["network"]
+        return net["rate_bps"] / 8 * 2 * (net["delay"]["secs"] + net["delay"]["nanos"] / 1e9) / 1448
+
     def describe(self) -> str:
         scaling = "" if self.window_scaling else ", no window scaling"
         return f"{self.rate}, {self.rtt}, {self.queue} queue, {self.size}{scaling}"
@@ -70,15 +77,26 @@ def first_rtt_window(result: Any) -> int:
     return int(f.filter(pl.col("delivered") == 0)["inflight"].max())
 
 
-def second_rtt_window(result: Any) -> int:
-    """The most bytes in flight in the round trip after the first ACK of data (one handshake RTT
-    long): where the paced start-ups pace their estimate."""
+def _second_rtt(result: Any, column: str) -> int:
+    """The largest `column` in the round trip after the first ACK of data (one handshake RTT long)."""
     import polars as pl
 
     f = result.flows.filter(pl.col("flow") == 0)
     rtt = f.filter(pl.col("srtt").is_not_nan())["srtt"][0]
     start = f.filter(pl.col("delivered") > 0)["t"][0]
-    return int(f.filter((pl.col("t") >= start) & (pl.col("t") < start + rtt))["inflight"].max())
+    return int(f.filter((pl.col("t") >= start) & (pl.col("t") < start + rtt))[column].max())
+
+
+def second_rtt_window(result: Any) -> int:
+    """The most bytes in flight in the second round trip: where the paced start-ups pace their
+    estimate (as far as the receiver's window lets them)."""
+    return _second_rtt(result, "inflight")
+
+
+def second_rtt_cwnd(result: Any) -> int:
+    """The largest cwnd in the second round trip: Swift Start's and Modified Swift Start's
+    packet-pair estimate, which the receiver's window may keep from being sent."""
+    return _second_rtt(result, "cwnd")
 
 
 def figures(result: Any) -> dict[str, Any]:
@@ -87,6 +105,7 @@ def figures(result: Any) -> dict[str, Any]:
         "completion": flow["completion_time"],
         "first_rtt_window": first_rtt_window(result),
         "second_rtt_window": second_rtt_window(result),
+        "second_rtt_cwnd": second_rtt_cwnd(result),
         "retransmissions": flow["retransmissions"],
         "ss_exit_cwnd": flow["ss_exit_cwnd"],
     }
