@@ -140,7 +140,10 @@ impl CongestionControl for JumpStart {
         let unpaced = self.unpaced_within_iw && jump_bytes <= self.initial_cwnd;
         // The sender spaces paced segments by payload size / rate, so D bytes take one RTT.
         self.jump_rate = (!unpaced).then(|| jump_bytes as f64 / rtt.as_secs_f64());
-        self.reno.set_window(jump_bytes.max(self.initial_cwnd), self.reno.ssthresh());
+        // The window in whole segments, as the kernel counts it: D bytes go out as ceil(D / MSS)
+        // segments, and a sender that counts packets would hold back the short last one.
+        let window = jump_bytes.div_ceil(self.mss) * self.mss;
+        self.reno.set_window(window.max(self.initial_cwnd), self.reno.ssthresh());
     }
 
     fn on_sent(&mut self, ev: &SentEvent) {
@@ -242,7 +245,8 @@ mod tests {
         let mut data = js(false);
         established(&mut data, 50 * MSS + 1, 1_000_000);
         assert_eq!(data.jump_bytes(), 50 * MSS + 1);
-        assert_eq!(data.cwnd(), 50 * MSS + 1);
+        // 50 segments and one byte take 51 segments of window.
+        assert_eq!(data.cwnd(), 51 * MSS);
         let mut window = js(false);
         // 65 535-byte window: 65 whole segments of 1000 bytes.
         established(&mut window, u64::MAX, 65_535);
