@@ -8,8 +8,8 @@
     sweep.summary("completion_time")  # mean, std, 95 % CI per cell
     sweep.plot("completion_time", x="network.rtt").savefig("rtt.png")
 
-The campaign folder `out` holds sweep.json (what was asked), results.parquet (the tidy table: a
-row per run and flow with the axis values, the metrics and provenance) and, unless `store` names
+The campaign folder `out` holds sweep.json (what was asked), results/ (the tidy table in part
+files: a row per run and flow with the axis values, the metrics and provenance) and, unless `store` names
 another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 """
 
@@ -38,7 +38,7 @@ from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_scenario_file, scenario_dict, to_json
 from tcpstart.sweep import backends
 from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded
-from tcpstart.sweep.results import aggregate, cell_columns, identical_cells, tidy
+from tcpstart.sweep.results import TABLE, aggregate, cell_columns, identical_cells, scan_table, table_parts, tidy
 from tcpstart.sweep.spec import Plan, Value, parse_axes
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class Sweep:
         progress: Optional[Callable[[int], None]] = None,
     ) -> RunStats:
         """Simulates every run the store lacks (all of them with `rerun`), storing each batch as
-        it finishes, then writes results.parquet.
+        it finishes, then writes the table (results/).
 
         `backend` is "local" (`workers` threads, default one per core) or "ray" (the cluster at
         `address`, default a local instance). `progress` is called with the number of runs
@@ -304,29 +304,37 @@ class Sweep:
         )
 
     def _write_results(self, design_parts: List[Path], provenance: Dict[str, Any]) -> tuple[int, int]:
-        """results.parquet from the parts of the design, each joined with its runs' rows from
-        the store into a part of the table, the parts then streamed into one file. Returns
-        (cells whose replications were identical, cells with replications)."""
+        """The table (results/): each part of the design joined with its runs' rows from the
+        store into a part file, written as it is made and never merged, so that memory stays
+        flat in the number of runs. The folder is filled beside the old one and then takes its
+        place, so a reader sees one whole table. Returns (cells whose replications were
+        identical, cells with replications)."""
         identical = replicated = 0
-        tables: List[Path] = []
-        for part in design_parts:
-            design = pl.read_parquet(part)
-            table = tidy(design, self.store.rows(design["run"].unique(maintain_order=True).to_list()), provenance)
-            same, replicated_here = identical_cells(table)
-            identical, replicated = identical + same, replicated + replicated_here
-            tables.append(part.with_name(f"table-{len(tables):06d}.parquet"))
-            table.write_parquet(tables[-1])
-        path = self.out / "results.parquet"
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        # One scan of all the parts, streamed into the file: memory stays flat in the number of
-        # parts (a concat of one scan per part held about 0.35 MB more per part). A multi-file
-        # scan wants one schema, so the parts are made to share theirs first.
-        # polars' Parquet sink itself holds more the more rows it has written (about 0.1 KB a
-        # row at 8,192 rows a row group; larger row groups buffer more, smaller ones keep more
-        # per group), which is what is left of a campaign's growth in memory.
-        _conform(tables)
-        pl.scan_parquet(tables).sink_parquet(tmp, row_group_size=8192)
-        os.replace(tmp, path)
+        folder = Path(tempfile.mkdtemp(prefix=f".{TABLE}-", dir=self.out))
+        try:
+            tables: List[Path] = []
+            for part in design_parts:
+                design = pl.read_parquet(part)
+                table = tidy(design, self.store.rows(design["run"].unique(maintain_order=True).to_list()), provenance)
+                same, replicated_here = identical_cells(table)
+                identical, replicated = identical + same, replicated + replicated_here
+                tables.append(folder / f"part-{len(tables):05d}.parquet")
+                table.write_parquet(tables[-1])
+            # A multi-file scan wants one schema, so the parts are made to share theirs.
+            _conform(tables)
+            folder.chmod(0o755)  # mkdtemp makes it private; results are ordinary files
+            target = self.out / TABLE
+            if target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{TABLE}-old-", dir=self.out))
+                os.rename(target, old / TABLE)
+                os.rename(folder, target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(folder, target)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        # The single file of earlier versions would be a stale second table.
+        (self.out / "results.parquet").unlink(missing_ok=True)
         return identical, replicated
 
     def _resolve(self, cell_index: int, cell: Mapping[str, Value], make: Callable[[], Dict[str, Any]]) -> tuple[Dict[str, Any], str]:
@@ -370,12 +378,17 @@ class Sweep:
         """The tidy table of the last run(): a row per run and flow, with the axis values
         (columns named by path), every summary metric (bottleneck_* for the bottleneck link),
         the seed, the run's key (`run`, the hash of its resolved scenario) and provenance."""
-        return pl.read_parquet(self.results_path())
+        return self.scan_results().collect()
+
+    def scan_results(self) -> pl.LazyFrame:
+        """The table of results(), read lazily: for a campaign whose table is large."""
+        self.results_path()
+        return scan_table(self.out)
 
     def results_path(self) -> Path:
-        """results.parquet, for reading it lazily (pl.scan_parquet) when it is large."""
-        path = self.out / "results.parquet"
-        if not path.is_file():
+        """The folder of the table's part files (part-00000.parquet on, in the design's order)."""
+        path = self.out / TABLE
+        if not table_parts(self.out):
             raise ValueError(f"{path}: no results yet; run the campaign first")
         return path
 
@@ -386,7 +399,7 @@ class Sweep:
         by = cell_columns(self.axes())
         if chosen is None:
             return aggregate(self.results(), by, None, level)
-        table = pl.scan_parquet(self.results_path())
+        table = self.scan_results()
         present = table.collect_schema().names()
         # Only the columns it needs: a campaign's table may be larger than memory.
         return aggregate(table.select(c for c in dict.fromkeys([*by, *chosen]) if c in present).collect(), by, chosen, level)
