@@ -136,8 +136,12 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
     packs = sorted(sweep.store.packs.glob("*.parquet"))
     assert len(packs) == 3  # a file per batch
 
+    table, tidy = sweep.results(), campaign.tidy
+    monkeypatch.setattr(campaign, "tidy", None)  # building the table again would fail
     stats = sweep.run()
     assert (stats.simulated, stats.cached, sum(simulated)) == (0, 12, 12)
+    assert sweep.results().equals(table)  # the same table, its date too: it was kept
+    monkeypatch.setattr(campaign, "tidy", tidy)
 
     packs[1].unlink()
     assert sweep.run().simulated == 4 and sum(simulated) == 16
@@ -289,8 +293,8 @@ def test_a_table_built_in_parts_is_the_table_built_at_once(tmp_path: Path, monke
     # Whole cells, and no more than CHUNK runs when the cells allow it.
     assert parts == [([0, 1], 4), ([2, 3], 4), ([4, 5], 4)]
     # A part file per part, never merged; read back as one table in the design's order.
-    assert sorted(p.name for p in split.results_path().iterdir()) == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
-    assert sorted(p.name for p in whole.results_path().iterdir()) == ["part-00000.parquet"]
+    assert sorted(p.name for p in split.results_path().glob("part-*")) == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    assert sorted(p.name for p in whole.results_path().glob("part-*")) == ["part-00000.parquet"]
     table, reference = (s.results().drop("date") for s in (split, whole))
     assert table["cell"].to_list() == sorted(table["cell"].to_list())
     assert table.schema["completion_time"] == pl.Float64

@@ -16,6 +16,7 @@ another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -53,6 +54,11 @@ BATCH = 64
 # more): what a campaign holds in memory, besides 12 bytes a run for the keys of its store
 # (cache.Index).
 CHUNK = 1024
+
+# Beside the table's parts: the digest of the design it was made of (its rows, columns and
+# provenance but the date) and its replication check, so that a rerun which simulates nothing
+# keeps a table that is already what it would build.
+MADE_OF = "made-of.json"
 
 # The keys a sweep file may have besides `base` and `axes`.
 SPEC_KEYS = ("replications", "design", "samples", "seed", "paired", "start_jitter", "keep_traces", "metrics")
@@ -224,6 +230,8 @@ class Sweep:
         self.store.index(reread=True)  # what is stored now, read before the workers start
         parts = Path(tempfile.mkdtemp(prefix=".parts-", dir=self.out))
         written: List[Path] = []
+        # What the table is made of: its columns, provenance but the date, and every design row.
+        design_digest = hashlib.sha256(json.dumps([columns, {k: v for k, v in provenance.items() if k != "date"}], default=str).encode())
 
         def write_part(rows: List[tuple]) -> None:
             path = parts / f"design-{len(written):06d}.parquet"
@@ -251,6 +259,7 @@ class Sweep:
                     scenario, resolved = {**cell_scenario, "seed": seed}, seeded(unseeded, seed)
                 key = run_key(resolved)
                 design.append((key, cell_index, replication, seed, *values))
+                design_digest.update(repr(design[-1]).encode())
                 counts["runs"] += 1
                 # Stored by an earlier call (unless all are simulated again), by this one, or on its way.
                 known = stored_now.get(key) is not None if rerun else self.store.has(key, traces=self.keep_traces)
@@ -289,7 +298,9 @@ class Sweep:
                 backends.run_ray(batches(), work, sink, address)
             else:
                 backends.run_local(batches(), work, sink, workers)
-            identical, replicated = self._write_results(written, provenance)
+            made = self._table_made_of(design_digest.hexdigest()) if counts["simulated"] == 0 else None
+            # A rerun that simulated nothing and whose design the table already holds keeps it.
+            identical, replicated = made or self._write_results(written, provenance, design_digest.hexdigest())
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         if identical:
@@ -303,7 +314,15 @@ class Sweep:
             replicated_cells=replicated,
         )
 
-    def _write_results(self, design_parts: List[Path], provenance: Dict[str, Any]) -> tuple[int, int]:
+    def _table_made_of(self, digest: str) -> Optional[tuple[int, int]]:
+        """(identical, replicated cells) of the table, when it was made of the design `digest`."""
+        try:
+            made = json.loads((self.out / TABLE / MADE_OF).read_text())
+            return (made["identical_cells"], made["replicated_cells"]) if made["design"] == digest and table_parts(self.out) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _write_results(self, design_parts: List[Path], provenance: Dict[str, Any], digest: str) -> tuple[int, int]:
         """The table (results/): each part of the design joined with its runs' rows from the
         store into a part file, written as it is made and never merged, so that memory stays
         flat in the number of runs. The folder is filled beside the old one and then takes its
@@ -322,6 +341,8 @@ class Sweep:
                 table.write_parquet(tables[-1])
             # A multi-file scan wants one schema, so the parts are made to share theirs.
             _conform(tables)
+            made = {"design": digest, "identical_cells": identical, "replicated_cells": replicated}
+            (folder / MADE_OF).write_text(json.dumps(made) + "\n")
             folder.chmod(0o755)  # mkdtemp makes it private; results are ordinary files
             target = self.out / TABLE
             if target.exists():
