@@ -68,3 +68,14 @@ def test_bad_compare_options_get_one_line(cli, options: list[str], message: str)
     status, _, err = cli("compare", "--algos", "newreno,cubic", "--size", "100KB", *options, "--out", "cmp")
     assert status == 2
     assert err.startswith(f"tcpstart: error: {message}") and err.count("\n") == 1
+
+
+def test_profile_chooses_whose_tcp_the_endpoints_model(cli, tmp_path: Path) -> None:
+    # The RFC model is the default; --profile linux gives Linux's (here its 200 ms minimum RTO
+    # and MSS 1448 show in the saved scenario, and the completion time moves).
+    common = ("compare", "--algos", "cubic", "--size", "300KB", "--rtt", "100ms")
+    assert cli(*common, "--out", "rfc")[0] == 0
+    assert cli(*common, "--profile", "linux", "--out", "linux")[0] == 0
+    assert completion(tmp_path, "rfc") != completion(tmp_path, "linux")
+    saved = (tmp_path / "linux" / "cubic" / "scenario.json").read_text()
+    assert '"profile": "linux"' in saved and '"profile": "linux"' not in (tmp_path / "rfc" / "cubic" / "scenario.json").read_text()

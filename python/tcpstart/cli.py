@@ -35,7 +35,7 @@ from tcpstart.kernel.command import add_command as add_testbed_command
 from tcpstart.results import Result, describe_scenario
 from tcpstart.progress import ANNOUNCE_OVER
 from tcpstart.simulate import InvariantError, algorithms, estimate, run
-from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate, validate_toml
+from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, read_scenario_file, validate, validate_toml
 from tcpstart.sweep.command import add_command as add_sweep_command
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     size = _value(args.size)
 
     def scenarios(seed: int) -> dict[str, Scenario]:
-        common = dict(duration=_value(args.duration), seed=seed)
+        common = dict(duration=_value(args.duration), seed=seed, tcp=Tcp(profile=args.profile))
         if args.shared:
             return {"shared": Scenario(network, [Flow(a, size=size, params=params[a]) for a in algos], **common)}
         return {a: Scenario(network, [Flow(a, size=size, params=params[a])], **common) for a in algos}
@@ -618,6 +618,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--seeds", type=int, default=1, help="runs per algorithm, seeds SEED, SEED+1, ...; the table shows their means, compare.csv each (default: %(default)s)")
     p.add_argument("--ack-jitter", metavar="TIME", help="the receiver's ACK processing jitter (network.ack_jitter), e.g. 200us: what makes --seeds differ on this otherwise deterministic path")
+    p.add_argument("--profile", choices=["rfc", "linux"], default="rfc",
+                   help="whose TCP the endpoints model: the RFCs' or Linux's (docs/linux-profile.md; default: %(default)s)")
     p.add_argument("--params", help="algorithm parameters: NAME=NUMBER for every algorithm that has it, ALGO.NAME=NUMBER for one, e.g. abc=2,cubic.beta=0.7")
     p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
     p.add_argument(
