@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import polars as pl
 
 from tcpstart import _core
+from tcpstart._files import replace_folder
 from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_scenario_file, scenario_dict, to_json
 from tcpstart.sweep import backends
@@ -344,14 +345,7 @@ class Sweep:
             made = {"design": digest, "identical_cells": identical, "replicated_cells": replicated}
             (folder / MADE_OF).write_text(json.dumps(made) + "\n")
             folder.chmod(0o755)  # mkdtemp makes it private; results are ordinary files
-            target = self.out / TABLE
-            if target.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{TABLE}-old-", dir=self.out))
-                os.rename(target, old / TABLE)
-                os.rename(folder, target)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.rename(folder, target)
+            replace_folder(folder, self.out / TABLE)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         # The single file of earlier versions would be a stale second table.
