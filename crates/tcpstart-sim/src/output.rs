@@ -214,7 +214,7 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {
             let snd = sim.sender(i);
             let st = &snd.stats;
             let base_rtt = f.base_rtt(&s.network);
-            let bdp = (s.network.rate_bps / 8.0 * base_rtt.as_secs_f64()) as u64;
+            let bdp = f.bdp(&s.network);
             let began = st.syn_at.unwrap_or(Instant::ZERO + f.start);
             let completion = st.done_at.map(|d| d - began);
             let active = completion.unwrap_or_else(|| end - began).as_secs_f64();

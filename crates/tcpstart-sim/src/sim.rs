@@ -125,7 +125,7 @@ impl Simulation {
             };
             let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
             quick_start |= cc.quick_start_request().is_some();
-            let bdp = (scenario.network.rate_bps / 8.0 * f.base_rtt(&scenario.network).as_secs_f64()) as u64;
+            let bdp = f.bdp(&scenario.network);
             // The receiver's clock is offset from the sender's so one-way delays computed from
             // timestamps are as unsynchronised as on a real path.
             let clock_offset = 1_000_000_000 * (i as u64 + 1);
