@@ -7,6 +7,7 @@ use tcpstart_cc::{registry, CcConfig, Instant};
 use crate::event::{Event, EventQueue, Fired, TimerKind};
 use crate::invariant::{ControllerError, Stopped};
 use crate::link::{Link, Offer};
+use crate::milestones::Milestones;
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::pcap::PcapWriter;
 use crate::pool::PacketPool;
@@ -125,12 +126,11 @@ impl Simulation {
             };
             let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
             quick_start |= cc.quick_start_request().is_some();
-            let bdp = f.bdp(&scenario.network);
             // The receiver's clock is offset from the sender's so one-way delays computed from
             // timestamps are as unsynchronised as on a real path.
             let clock_offset = 1_000_000_000 * (i as u64 + 1);
             conns.push(Connection {
-                sender: Sender::new(i as u32, f.tcp.clone(), cc, f.size, bdp),
+                sender: Sender::new(i as u32, f.tcp.clone(), cc, f.size, Milestones::new(f.bdp(&scenario.network))),
                 receiver: Receiver::new(
                     f.tcp.clone(),
                     clock_offset,
@@ -752,7 +752,7 @@ mod tests {
         let s = scenario(ONE_FLOW);
         let f = s.flows[0].clone();
         let mut sim = Simulation::new(s);
-        sim.conns[0].sender = Sender::new(0, f.tcp, Box::new(ZeroWindow { acks: 0 }), f.size, 0);
+        sim.conns[0].sender = Sender::new(0, f.tcp, Box::new(ZeroWindow { acks: 0 }), f.size, Milestones::new(0));
         let Err(Stopped::Broken(v)) = sim.run(&mut |_| ControlFlow::Continue(())) else { panic!("the run went on") };
         assert_eq!((v.invariant, v.flow), ("window", Some(0)));
         // The third ACK comes back at the earliest two RTTs (handshake, first window) in.

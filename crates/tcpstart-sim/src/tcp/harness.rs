@@ -36,8 +36,11 @@ impl Harness {
         let f = &s.flows[0];
         let cfg = CcConfig { mss: MSS, initial_cwnd: f.tcp.initial_window, initial_ssthresh: f.tcp.initial_ssthresh };
         let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("harness algorithm");
-        let mut h =
-            Harness { sender: Sender::new(0, f.tcp.clone(), cc, f.size, 0), now: Instant::ZERO, out: Vec::new() };
+        let mut h = Harness {
+            sender: Sender::new(0, f.tcp.clone(), cc, f.size, crate::milestones::Milestones::new(0)),
+            now: Instant::ZERO,
+            out: Vec::new(),
+        };
         h.sender.start(h.now, &mut h.out);
         h.out.clear();
         h.now = h.now + rtt;

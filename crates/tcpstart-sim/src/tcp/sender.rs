@@ -21,6 +21,7 @@ use tcpstart_cc::{
 use tcpstart_cc::quick_start::{code_for_rate, rate_of_code};
 
 use crate::invariant::{ControllerError, Stopped, Violation};
+use crate::milestones::{Milestones, WindowState};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{Profile, RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
@@ -97,10 +98,6 @@ pub struct SenderStats {
     pub bytes_retransmitted: u64,
     pub fast_recoveries: u64,
     pub timeouts: u64,
-    pub max_cwnd: u64,
-    /// When slow start first ended, and the window just before it ended.
-    pub slow_start_exit: Option<(Instant, u64)>,
-    pub reached_bdp_at: Option<Instant>,
     /// Checks failed: a window of zero or less than one segment.
     pub invalid_windows: u64,
 }
@@ -160,7 +157,6 @@ pub struct Sender {
     next_send_at: Instant,
     /// Last time sending stopped because the window was full.
     window_blocked_at: Option<Instant>,
-    bdp: u64,
     pub rto_deadline: Option<Instant>,
     pub pace_deadline: Option<Instant>,
     /// Linux profile with SACK: RACK-TLP's loss detection, its timer and the probe outstanding
@@ -170,13 +166,21 @@ pub struct Sender {
     probe: Probe,
     tlp_high: Option<u64>,
     pub stats: SenderStats,
+    /// Told of every change of the window; the summary reads it.
+    milestones: Milestones,
     /// The first invariant this connection broke; the simulation collects it after each event
     /// the sender handled.
     pub violation: Option<Stopped>,
 }
 
 impl Sender {
-    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, size: Option<u64>, bdp: u64) -> Self {
+    pub fn new(
+        flow: u32,
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        size: Option<u64>,
+        milestones: Milestones,
+    ) -> Self {
         let rtt = RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
         let rate_samples = cc.uses_rate_samples();
         Sender {
@@ -206,7 +210,6 @@ impl Sender {
             peer_tsval: 0,
             next_send_at: Instant::ZERO,
             window_blocked_at: None,
-            bdp,
             rto_deadline: None,
             pace_deadline: None,
             rack: (cfg.profile == Profile::Linux && cfg.sack).then(Rack::default),
@@ -214,6 +217,7 @@ impl Sender {
             probe: Probe::Tail,
             tlp_high: None,
             stats: SenderStats::default(),
+            milestones,
             violation: None,
             cfg,
         }
@@ -247,6 +251,10 @@ impl Sender {
             retransmissions: self.stats.retransmissions,
             phase: self.phase(),
         }
+    }
+
+    pub fn milestones(&self) -> &Milestones {
+        &self.milestones
     }
 
     /// The name of the flow's algorithm.
@@ -861,7 +869,9 @@ impl Sender {
             });
         } else {
             // The controller is as it was, but the sender's window may not be (PRR, inflation).
-            self.check_window(now, self.cc_slow_start, self.window());
+            self.check_window(now);
+            let state = self.window_state();
+            self.milestones.observe(now, state, state);
         }
         // The pacing rate counts payload bytes, as Linux's departure-time pacing does
         // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
@@ -909,32 +919,27 @@ impl Sender {
         self.probe_deadline = None;
     }
 
-    /// Runs a controller callback and keeps the milestones and window checks that follow it.
+    /// Runs a controller callback, checks the window it left and tells the milestones.
     fn with_cc(&mut self, now: Instant, f: impl FnOnce(&mut dyn CongestionControl)) {
-        let was_slow_start = self.cc_slow_start;
-        let window_before = self.window();
+        let before = self.window_state();
         f(self.cc.as_mut());
         self.cc_cwnd = self.cc.cwnd();
         self.cc_pacing_rate = self.cc.pacing_rate();
         self.cc_slow_start = self.cc.in_slow_start();
         self.cc_phase = self.cc.phase();
-        self.check_window(now, was_slow_start, window_before);
+        self.check_window(now);
+        self.milestones.observe(now, before, self.window_state());
     }
 
-    /// The checks and milestones after a controller callback, on the values read after it:
-    /// `was_slow_start` and `window_before` are from before it.
-    fn check_window(&mut self, now: Instant, was_slow_start: bool, window_before: u64) {
+    fn window_state(&self) -> WindowState {
+        WindowState { window: self.window(), slow_start: self.cc_slow_start }
+    }
+
+    /// The controller's window and pacing rate are ones the sender can obey.
+    fn check_window(&mut self, now: Instant) {
         if self.cc_cwnd < self.cfg.mss as u64 || self.cc_pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
             self.stats.invalid_windows += 1;
             self.invalid_window(now);
-        }
-        if was_slow_start && !self.cc_slow_start && self.stats.slow_start_exit.is_none() {
-            self.stats.slow_start_exit = Some((now, window_before));
-        }
-        let window = self.window();
-        self.stats.max_cwnd = self.stats.max_cwnd.max(window);
-        if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
-            self.stats.reached_bdp_at = Some(now);
         }
     }
 
@@ -994,7 +999,7 @@ mod tests {
         let f = &s.flows[0];
         let cfg = tcpstart_cc::CcConfig { mss: 1460, initial_cwnd: 14_600, initial_ssthresh: u64::MAX };
         let cc = tcpstart_cc::registry::build(&f.algorithm, &f.params, &cfg).unwrap();
-        Sender::new(3, f.tcp.clone(), cc, f.size, 0)
+        Sender::new(3, f.tcp.clone(), cc, f.size, Milestones::new(0))
     }
 
     #[test]
