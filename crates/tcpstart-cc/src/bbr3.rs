@@ -38,7 +38,7 @@
 
 use crate::bbr::full_bw::FullBw;
 use crate::bbr::win_minmax::WinMinmax;
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::time::{Duration, Instant};
@@ -747,38 +747,24 @@ impl CongestionControl for Bbr3 {
         self.recovery_end = self.snd_max;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        if self.filled_pipe {
-            self.inflight(1.0)
-        } else {
-            u64::MAX
+    fn state(&self) -> CcState {
+        CcState {
+            cwnd: self.cwnd,
+            ssthresh: if self.filled_pipe { self.inflight(1.0) } else { u64::MAX },
+            pacing_rate: (self.pacing_rate > 0.0).then_some(self.pacing_rate),
+            in_slow_start: self.state == State::Startup,
+            phase: match self.state {
+                State::Startup => "startup",
+                State::Drain => "drain",
+                State::ProbeBwDown => "probe_bw_down",
+                State::ProbeBwCruise => "probe_bw_cruise",
+                State::ProbeBwRefill => "probe_bw_refill",
+                State::ProbeBwUp => "probe_bw_up",
+                State::ProbeRtt => "probe_rtt",
+            },
+            sets_recovery_window: true,
+            marks_app_limited: self.state == State::ProbeRtt,
         }
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        (self.pacing_rate > 0.0).then_some(self.pacing_rate)
-    }
-    fn in_slow_start(&self) -> bool {
-        self.state == State::Startup
-    }
-    fn phase(&self) -> &'static str {
-        match self.state {
-            State::Startup => "startup",
-            State::Drain => "drain",
-            State::ProbeBwDown => "probe_bw_down",
-            State::ProbeBwCruise => "probe_bw_cruise",
-            State::ProbeBwRefill => "probe_bw_refill",
-            State::ProbeBwUp => "probe_bw_up",
-            State::ProbeRtt => "probe_rtt",
-        }
-    }
-    fn marks_app_limited(&self) -> bool {
-        self.state == State::ProbeRtt
-    }
-    fn sets_recovery_window(&self) -> bool {
-        true
     }
 }
 
@@ -861,13 +847,13 @@ mod tests {
     fn startup_paces_at_2_77_times_the_estimate_and_grows_the_window() {
         let mut d = Drive::new();
         // Before any sample: 2.77 x IW / handshake RTT.
-        assert_eq!(d.cc.pacing_rate(), Some(2.77 * 10_000.0 / 0.1));
+        assert_eq!(d.cc.state().pacing_rate, Some(2.77 * 10_000.0 / 0.1));
         d.round(10, 1e6, 0, 0);
         assert_eq!(d.cc.state(), State::Startup);
-        assert_eq!(d.cc.cwnd(), 20 * MSS, "every ACKed byte grows cwnd below 2 BDP");
+        assert_eq!(d.cc.state().cwnd, 20 * MSS, "every ACKed byte grows cwnd below 2 BDP");
         d.round(20, 2e6, 0, 0);
         // bw 2 MB/s: pacing 2.77 x 2e6 x 0.99.
-        assert!((d.cc.pacing_rate().unwrap() - 2.77 * 2e6 * 0.99).abs() < 1.0);
+        assert!((d.cc.state().pacing_rate.unwrap() - 2.77 * 2e6 * 0.99).abs() < 1.0);
     }
 
     #[test]
@@ -976,8 +962,8 @@ mod tests {
         }
         assert!(d.now > Instant::ZERO + PROBE_RTT_INTERVAL);
         // 0.5 x 2 MB/s x 100 ms = 100 kB.
-        assert_eq!(d.cc.cwnd(), 100 * MSS);
-        assert!(d.cc.marks_app_limited());
+        assert_eq!(d.cc.state().cwnd, 100 * MSS);
+        assert!(d.cc.state().marks_app_limited);
         d.inflight = 80 * MSS;
         d.round(10, 2e6, 0, 0);
         d.round(10, 2e6, 0, 0);

@@ -125,7 +125,7 @@ impl Simulation {
                 initial_ssthresh: f.tcp.initial_ssthresh,
             };
             let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
-            quick_start |= cc.quick_start_request().is_some();
+            quick_start |= cc.capabilities().quick_start_request.is_some();
             // The receiver's clock is offset from the sender's so one-way delays computed from
             // timestamps are as unsynchronised as on a real path.
             let clock_offset = 1_000_000_000 * (i as u64 + 1);
@@ -732,18 +732,9 @@ mod tests {
         fn on_congestion(&mut self, _: &tcpstart_cc::CongestionEvent) {}
         fn on_recovery_exit(&mut self, _: &tcpstart_cc::RecoveryExitEvent) {}
         fn on_rto(&mut self, _: &tcpstart_cc::RtoEvent) {}
-        fn cwnd(&self) -> u64 {
-            if self.acks < 3 {
-                14_600
-            } else {
-                0
-            }
-        }
-        fn ssthresh(&self) -> u64 {
-            u64::MAX
-        }
-        fn phase(&self) -> &'static str {
-            "broken"
+        fn state(&self) -> tcpstart_cc::CcState {
+            let cwnd = if self.acks < 3 { 14_600 } else { 0 };
+            tcpstart_cc::CcState::window(cwnd, u64::MAX, "broken")
         }
     }
 
