@@ -35,6 +35,14 @@ struct Connection {
     finished: bool,
 }
 
+impl Connection {
+    /// When each of the connection's timers, in [`TIMERS`] order, next needs to run.
+    fn poll_at(&self) -> [Option<Instant>; 3] {
+        let sender = self.sender.poll_at();
+        [sender.retransmit, self.receiver.poll_at(), sender.pacing]
+    }
+}
+
 /// Packet accounting for the conservation check.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counters {
@@ -349,10 +357,8 @@ impl Simulation {
             TimerKind::Retransmit => conn.sender.on_rto_timer(now, &mut out),
             TimerKind::Pacing => conn.sender.on_pacing_timer(now, &mut out),
             TimerKind::DelayedAck => {
-                if conn.receiver.delack_deadline.is_some_and(|d| d <= now) {
-                    if let Some(ack) = conn.receiver.on_delack_timer(now) {
-                        self.send_from_host(now, Direction::Reverse, flow, &ack);
-                    }
+                if let Some(ack) = conn.receiver.on_delack_timer(now) {
+                    self.send_from_host(now, Direction::Reverse, flow, &ack);
                 }
             }
         }
@@ -381,8 +387,7 @@ impl Simulation {
 
     fn sync_timers(&mut self, flow: u32) {
         let conn = &mut self.conns[flow as usize];
-        let wanted = [conn.sender.timer_deadline(), conn.receiver.delack_deadline, conn.sender.pace_deadline];
-        for (idx, deadline) in wanted.into_iter().enumerate() {
+        for (idx, deadline) in conn.poll_at().into_iter().enumerate() {
             arm_timer(&mut self.events, conn, flow, idx, deadline);
         }
     }
@@ -397,9 +402,10 @@ impl Simulation {
         // `after_sender`: its end was handled and its deadlines have events at or before them.
         debug_assert!(conn.finished || !sender.is_done(), "flow {flow}: finished unnoticed");
         debug_assert!(
-            [(TimerKind::Retransmit, sender.timer_deadline()), (TimerKind::Pacing, sender.pace_deadline)]
-                .into_iter()
-                .all(|(kind, d)| d.is_none_or(|d| conn.scheduled[timer_index(kind)].is_some_and(|s| s <= d))),
+            [TimerKind::Retransmit, TimerKind::Pacing].into_iter().all(|kind| {
+                let idx = timer_index(kind);
+                conn.poll_at()[idx].is_none_or(|d| conn.scheduled[idx].is_some_and(|s| s <= d))
+            }),
             "flow {flow}: a sender deadline without its timer event"
         );
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
@@ -407,7 +413,7 @@ impl Simulation {
             let e = ControllerError { algorithm: sender.algorithm(), flow, failure };
             self.violation.get_or_insert(Stopped::Controller(Box::new(e)));
         }
-        let deadline = conn.receiver.delack_deadline;
+        let deadline = conn.receiver.poll_at();
         arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
     }
 

@@ -66,7 +66,8 @@ impl Harness {
     pub fn advance(&mut self, dt: Duration) -> String {
         let end = self.now + dt;
         loop {
-            let next = [self.sender.timer_deadline(), self.sender.pace_deadline].into_iter().flatten().min();
+            let timers = self.sender.poll_at();
+            let next = [timers.retransmit, timers.pacing].into_iter().flatten().min();
             match next {
                 Some(t) if t <= end => {
                     self.now = self.now.max(t);

@@ -102,6 +102,16 @@ pub struct SenderStats {
     pub invalid_windows: u64,
 }
 
+/// When a sender next needs to run with no packet arriving, per timer it keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderTimers {
+    /// The retransmission timer, or in the Linux profile the probe or reordering timer in its
+    /// slot: [`Sender::on_rto_timer`].
+    pub retransmit: Option<Instant>,
+    /// The next paced departure: [`Sender::on_pacing_timer`].
+    pub pacing: Option<Instant>,
+}
+
 /// One point of the per-flow time series.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowSample {
@@ -150,8 +160,8 @@ pub struct Sender {
     next_send_at: Instant,
     /// Last time sending stopped because the window was full.
     window_blocked_at: Option<Instant>,
-    pub rto_deadline: Option<Instant>,
-    pub pace_deadline: Option<Instant>,
+    rto_deadline: Option<Instant>,
+    pace_deadline: Option<Instant>,
     /// Linux profile with SACK: RACK-TLP's loss detection, its timer and the probe outstanding
     /// (`tlp_high_seq`).
     rack: Option<Rack>,
@@ -212,13 +222,14 @@ impl Sender {
         }
     }
 
-    /// When the retransmission timer (or, in the Linux profile, the probe or reordering timer
-    /// in its slot) next wants `on_rto_timer`.
-    pub fn timer_deadline(&self) -> Option<Instant> {
-        match (self.rto_deadline, self.probe_deadline) {
+    /// When the sender next needs its timers to run. A timer that runs early, or after the
+    /// time moved, does nothing.
+    pub fn poll_at(&self) -> SenderTimers {
+        let retransmit = match (self.rto_deadline, self.probe_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        SenderTimers { retransmit, pacing: self.pace_deadline }
     }
 
     pub fn is_done(&self) -> bool {
