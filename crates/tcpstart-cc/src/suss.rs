@@ -211,7 +211,7 @@ impl Suss {
         }
     }
 
-    pub fn state(&self) -> State {
+    pub fn suss_state(&self) -> State {
         self.state
     }
 
@@ -603,7 +603,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        assert_eq!(cc.state(), State::Pacing);
+        assert_eq!(cc.suss_state(), State::Pacing);
         assert_eq!((cc.limit, cc.rate, cc.guard, cc.jumps()), (40, 399_999, Duration::from_millis(20), 1));
         assert_eq!(cc.state().cwnd, 20 * MSS);
         assert_eq!(cc.state().pacing_rate, None, "pacing starts with the first send that fills the window");
@@ -637,7 +637,7 @@ mod tests {
                     ..Default::default()
                 });
             }
-            assert_eq!(cc.state(), State::Off, "{_why}");
+            assert_eq!(cc.suss_state(), State::Off, "{_why}");
             assert_eq!(cc.jumps(), 0);
         }
     }
@@ -673,7 +673,7 @@ mod tests {
         for (slot_us, bdp, jumps) in [(200, 500, 2), (500, 200, 2), (1000, 100, 1)] {
             let mut cc = suss(3);
             drive(&mut cc, 100_000, slot_us, 1_500_000);
-            assert_eq!((cc.state(), cc.jumps()), (State::CapExit, jumps), "slot {slot_us}");
+            assert_eq!((cc.suss_state(), cc.jumps()), (State::CapExit, jumps), "slot {slot_us}");
             let ratio = (cc.state().ssthresh / MSS) as f64 / bdp as f64;
             assert!((1.0..1.4).contains(&ratio), "slot {slot_us}: ssthresh {ratio:.2} BDP");
             assert_eq!(cc.state().phase, "congestion_avoidance");
@@ -704,12 +704,12 @@ mod tests {
     fn a_loss_while_pacing_cuts_from_the_data_in_flight() {
         let mut cc = suss(3);
         drive(&mut cc, 100_000, 50, 250_000);
-        assert_eq!(cc.state(), State::Pacing);
+        assert_eq!(cc.suss_state(), State::Pacing);
         // Window 120 (paced ahead), 100 segments outstanding: cwnd = 100, then CUBIC's
         // ssthresh = 100 x 717 / 1024 = 70.
         cc.set_cwnd(120);
         cc.on_congestion(&CongestionEvent { flight_size: 100 * MSS, ..Default::default() });
-        assert_eq!((cc.state(), cc.state().pacing_rate), (State::Reduced, None));
+        assert_eq!((cc.suss_state(), cc.state().pacing_rate), (State::Reduced, None));
         assert_eq!((cc.state().cwnd, cc.state().ssthresh), (70 * MSS, 70 * MSS));
     }
 
@@ -718,7 +718,7 @@ mod tests {
         let mut cc = suss(3);
         drive(&mut cc, 100_000, 50, 250_000);
         cc.on_rto(&RtoEvent { flight_size: 100 * MSS, consecutive: 1, ..Default::default() });
-        assert_eq!((cc.state(), cc.state().pacing_rate, cc.state().cwnd), (State::Off, None, MSS));
+        assert_eq!((cc.suss_state(), cc.state().pacing_rate, cc.state().cwnd), (State::Off, None, MSS));
         assert_eq!(cc.state().phase, "slow_start");
     }
 }
