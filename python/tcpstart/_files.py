@@ -28,11 +28,25 @@ class OutputFolderError(ValueError):
 def check_output_folder(target: str | os.PathLike[str]) -> None:
     """Raises OutputFolderError unless `target` is absent, empty or a folder tcpstart wrote whole."""
     target = Path(target)
+    _check_writable(target)
     if not target.parent.is_dir():
         return
     # Under the writers' lock, so that a folder another writer is replacing is not seen half-way.
     with _locked(target.parent):
         _check_replaceable(target)
+
+
+def _check_writable(target: Path) -> None:
+    """Raises OutputFolderError unless a folder can be made where `target` will be made, so that a run
+    of hours does not end in a folder that cannot be written (/proc, a read-only mount). The test is a
+    real one, a folder made and removed, because root passes every permission check but not these."""
+    where = target.parent
+    while not where.is_dir() and where != where.parent:
+        where = where.parent
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".tcpstart-probe-", dir=where))
+    except OSError as e:
+        raise OutputFolderError(f"{target}: cannot write into {where}: {e.strerror}") from None
 
 
 def _check_replaceable(target: Path) -> None:

@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 # an interrupt waits for little.
 BATCH = 64
 
-# Runs of the design per part of the campaign's table (rounded up to whole cells): what a
-# campaign holds in memory, besides 24 bytes a run for the keys of its store (cache.Index).
+# Runs of the design per part of the campaign's table (whole cells; more only when one cell has
+# more): what a campaign holds in memory, besides 12 bytes a run for the keys of its store
+# (cache.Index).
 CHUNK = 1024
 
 # The keys a sweep file may have besides `base` and `axes`.
@@ -108,8 +109,9 @@ def _conform(parts: Sequence[Path]) -> None:
 def replication_message(identical: int, replicated: int) -> str:
     return (
         f"the replications of {identical} of {replicated} cells are identical, so their intervals are zero wide: "
-        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions "
-        "and on/off UDP; start_jitter changes what flows do only when several share the path)"
+        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions, "
+        "on/off UDP and network.ack_jitter, which varies even a lone flow; start_jitter changes what flows do only "
+        "when several share the path)"
     )
 
 
@@ -216,7 +218,9 @@ class Sweep:
         counts = {"runs": 0, "simulated": 0, "cached": 0}
         counting = threading.Lock()
         in_flight: set[str] = set()  # handed to the backend, not stored yet
-        stored_now = Index()  # stored by this call: with rerun, the store's older runs do not count
+        # Stored by this call: with rerun, the store's older runs do not count (without, the
+        # store's index has them, and this one stays empty).
+        stored_now = Index()
         self.store.index(reread=True)  # what is stored now, read before the workers start
         parts = Path(tempfile.mkdtemp(prefix=".parts-", dir=self.out))
         written: List[Path] = []
@@ -233,8 +237,10 @@ class Sweep:
             values: tuple = ()
             for cell_index, replication, seed, cell in self.plan.runs():
                 if replication == 0:
-                    # A part ends with a whole cell, so that each part's cells are complete.
-                    if len(design) >= CHUNK:
+                    # A part holds whole cells, so that each part's cells are complete, and no more
+                    # than CHUNK runs unless one cell has more: what building the table holds at
+                    # once does not grow with the replications.
+                    if design and len(design) + self.plan.replications > CHUNK:
                         write_part(design)
                         design = []
                     cell_scenario, unseeded = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, 0, 0))
@@ -271,7 +277,8 @@ class Sweep:
             keys = [key for key, _ in batch]
             self.store.put(keys, pack, results)
             with counting:  # sinks run on several threads; += is not atomic
-                stored_now.add(keys, 0)
+                if rerun:
+                    stored_now.add(keys, 0)
                 in_flight.difference_update(keys)
                 counts["simulated"] += len(keys)
             advance(len(keys))
@@ -314,6 +321,9 @@ class Sweep:
         # One scan of all the parts, streamed into the file: memory stays flat in the number of
         # parts (a concat of one scan per part held about 0.35 MB more per part). A multi-file
         # scan wants one schema, so the parts are made to share theirs first.
+        # polars' Parquet sink itself holds more the more rows it has written (about 0.1 KB a
+        # row at 8,192 rows a row group; larger row groups buffer more, smaller ones keep more
+        # per group), which is what is left of a campaign's growth in memory.
         _conform(tables)
         pl.scan_parquet(tables).sink_parquet(tmp, row_group_size=8192)
         os.replace(tmp, path)

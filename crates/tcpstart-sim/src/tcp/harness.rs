@@ -25,12 +25,18 @@ impl Harness {
     /// object text; `mss` is fixed at [`MSS`], timestamps off unless set), established at t = 0
     /// with a SYN-ACK after `rtt`; the initial window is out when it returns.
     pub fn new(algorithm: &str, tcp: &str, segments: u64, rtt: Duration) -> Self {
+        Self::with_size(algorithm, tcp, segments * MSS, rtt)
+    }
+
+    /// As [`Harness::new`], for a transfer of `size` bytes: its last segment is short unless
+    /// `size` is a multiple of [`MSS`].
+    pub fn with_size(algorithm: &str, tcp: &str, size: u64, rtt: Duration) -> Self {
         let text = format!(
             r#"{{"network": {{"rate": "10Mbps", "rtt": "40ms"}},
                 "tcp": {{"timestamps": false, {}"mss": {MSS}}},
                 "flows": [{{"algorithm": "{algorithm}", "size": {}}}]}}"#,
             if tcp.is_empty() { String::new() } else { format!("{tcp}, ") },
-            segments * MSS
+            size
         );
         let s = crate::scenario::from_json(&text).expect("harness scenario");
         let f = &s.flows[0];

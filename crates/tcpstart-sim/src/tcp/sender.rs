@@ -799,7 +799,13 @@ impl Sender {
                 && retransmit.is_none()
                 && self.dupacks > 0
                 && self.snd_max + len - self.snd_una <= window + self.dupacks.min(2) as u64 * mss;
-            let within_window = self.board.bytes_in_flight() + len <= window;
+            let within_window = match self.cfg.profile {
+                Profile::Rfc => self.board.bytes_in_flight() + len <= window,
+                // Linux counts the window in packets (`tcp_cwnd_test`: packets in flight below
+                // snd_cwnd), so a short segment takes a whole segment of it. Only the last
+                // segment of a transfer is short, so the bytes in flight round up to packets.
+                Profile::Linux => (self.board.bytes_in_flight().div_ceil(mss) + 1) * mss <= window,
+            };
             if !within_window && !limited_transmit {
                 self.window_blocked_at = Some(now);
                 return;
