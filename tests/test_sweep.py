@@ -136,8 +136,12 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
     packs = sorted(sweep.store.packs.glob("*.parquet"))
     assert len(packs) == 3  # a file per batch
 
+    table, tidy = sweep.results(), campaign.tidy
+    monkeypatch.setattr(campaign, "tidy", None)  # building the table again would fail
     stats = sweep.run()
     assert (stats.simulated, stats.cached, sum(simulated)) == (0, 12, 12)
+    assert sweep.results().equals(table)  # the same table, its date too: it was kept
+    monkeypatch.setattr(campaign, "tidy", tidy)
 
     packs[1].unlink()
     assert sweep.run().simulated == 4 and sum(simulated) == 16
@@ -257,7 +261,8 @@ def test_the_table_has_a_row_per_run_and_flow_with_axes_metrics_and_provenance(t
     base = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", rtt="20ms"), flows=[ts.Flow(size="30KB"), ts.Flow(size="60KB")])
     sweep = ts.Sweep(base, {"flows[*].algorithm": ["cubic", "reno"]}, replications=2, out=tmp_path)
     sweep.run()
-    table = pl.read_parquet(tmp_path / "results.parquet")
+    table = pl.read_parquet(tmp_path / "results" / "part-00000.parquet")
+    assert table.equals(sweep.results())
     assert table.height == 2 * 2 * 2
     assert table.filter(pl.col("flows[*].algorithm") == "reno")["algorithm"].unique().to_list() == ["reno"]
     for column in ("run", "seed", "flow", "completion_time", "goodput_bps", "bottleneck_utilization", "tcpstart_version", "git_commit", "host", "date"):
@@ -287,7 +292,11 @@ def test_a_table_built_in_parts_is_the_table_built_at_once(tmp_path: Path, monke
     split.run()
     # Whole cells, and no more than CHUNK runs when the cells allow it.
     assert parts == [([0, 1], 4), ([2, 3], 4), ([4, 5], 4)]
-    table, reference = (pl.read_parquet(s.results_path()).drop("date") for s in (split, whole))
+    # A part file per part, never merged; read back as one table in the design's order.
+    assert sorted(p.name for p in split.results_path().glob("part-*")) == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    assert sorted(p.name for p in whole.results_path().glob("part-*")) == ["part-00000.parquet"]
+    table, reference = (s.results().drop("date") for s in (split, whole))
+    assert table["cell"].to_list() == sorted(table["cell"].to_list())
     assert table.schema["completion_time"] == pl.Float64
     assert table.filter(pl.col("network.rtt") == "600ms")["completion_time"].null_count() == 4
     assert table.equals(reference)

@@ -93,7 +93,7 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
         tmp.chmod(0o755)
         with _locked(target.parent):
             _check_replaceable(target)
-            _replace(tmp, target)
+            replace_folder(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -144,7 +144,8 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _replace(new: Path, target: Path) -> None:
+def replace_folder(new: Path, target: Path) -> None:
+    """Puts the folder `new` in the place of `target` (missing or not), `target` kept on failure."""
     try:
         # rename(2) replaces a missing or empty folder in one step.
         os.rename(new, target)

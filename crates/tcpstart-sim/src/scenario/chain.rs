@@ -55,7 +55,7 @@ pub(super) fn resolve(
         .collect::<Result<Vec<_>, _>>()?;
     // A queue in bdp is of the hop's forward rate (as the dumbbell's reverse queue is) and the
     // round trip over the whole chain.
-    let rtt = 2.0 * (delays.iter().sum::<Duration>() + 2 * access_delay).as_secs_f64();
+    let rtt = 2 * (delays.iter().sum::<Duration>() + 2 * access_delay);
     let one_bdp = Quantity::Text("1bdp".into());
     let mut hops = Vec::with_capacity(n.hops.len());
     for (k, (raw, delay)) in n.hops.iter().zip(delays).enumerate() {
@@ -67,7 +67,7 @@ pub(super) fn resolve(
             Some(q) => rate(&f(k, "reverse_rate"), q, 1e3, 1e13)?,
             None => net.reverse_rate_bps,
         };
-        let bdp = rate_bps / 8.0 * rtt;
+        let bdp = super::bdp_bytes(rate_bps, rtt);
         let forward = raw.queue.as_ref().or(n.queue.as_ref()).unwrap_or(&one_bdp);
         let queue = limit(&f(k, "queue"), forward, bdp, mtu)?;
         let reverse = raw.reverse_queue.as_ref().or(raw.queue.as_ref()).or(n.reverse_queue.as_ref()).unwrap_or(forward);

@@ -278,16 +278,23 @@ impl FlowSpec {
         2 * (hops + 2 * self.access_delay)
     }
 
-    /// Bandwidth-delay product of this flow's path: its slowest hop's forward rate times its
-    /// base round-trip time, bytes.
+    /// The bandwidth-delay product of this flow's path, whole bytes: its slowest hop's forward
+    /// rate times its base round-trip time; what the summary's `bdp_bytes` reports and
+    /// `time_to_bdp` waits for.
     pub fn bdp(&self, net: &Network) -> u64 {
         let rate = self.path(net).iter().map(|h| h.rate_bps).fold(f64::INFINITY, f64::min);
-        (rate / 8.0 * self.base_rtt(net).as_secs_f64()) as u64
+        bdp_bytes(rate, self.base_rtt(net)) as u64
     }
 
     fn path(&self, net: &Network) -> Vec<Hop> {
         net.hops_of(self.hops)
     }
+}
+
+/// The bandwidth-delay product, in bytes, of a bottleneck of `rate_bps` and a base RTT: the one
+/// definition behind queue limits given in `bdp` and the flows' BDP.
+pub fn bdp_bytes(rate_bps: f64, base_rtt: Duration) -> f64 {
+    rate_bps / 8.0 * base_rtt.as_secs_f64()
 }
 
 #[derive(Clone, Debug, Serialize)]

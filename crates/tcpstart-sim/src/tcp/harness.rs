@@ -42,8 +42,11 @@ impl Harness {
         let f = &s.flows[0];
         let cfg = CcConfig { mss: MSS, initial_cwnd: f.tcp.initial_window, initial_ssthresh: f.tcp.initial_ssthresh };
         let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("harness algorithm");
-        let mut h =
-            Harness { sender: Sender::new(0, f.tcp.clone(), cc, f.size, 0), now: Instant::ZERO, out: Vec::new() };
+        let mut h = Harness {
+            sender: Sender::new(0, f.tcp.clone(), cc, f.size, crate::milestones::Milestones::new(0)),
+            now: Instant::ZERO,
+            out: Vec::new(),
+        };
         h.sender.start(h.now, &mut h.out);
         h.out.clear();
         h.now = h.now + rtt;
@@ -69,7 +72,8 @@ impl Harness {
     pub fn advance(&mut self, dt: Duration) -> String {
         let end = self.now + dt;
         loop {
-            let next = [self.sender.timer_deadline(), self.sender.pace_deadline].into_iter().flatten().min();
+            let timers = self.sender.poll_at();
+            let next = [timers.retransmit, timers.pacing].into_iter().flatten().min();
             match next {
                 Some(t) if t <= end => {
                     self.now = self.now.max(t);
