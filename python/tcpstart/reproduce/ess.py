@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 import matplotlib
 
 matplotlib.use("Agg")
@@ -306,11 +307,18 @@ def _queue_sensitivity(report: Report, duration: float, alternatives: tuple[str,
             "by default)",
             "a paced ESS is not run: the simulator paces at a rate the congestion controller sets, and the paper "
             "gives ESS none to set. The buffer sweep shows what the jump's burst costs: unpaced, ESS loses nothing "
-            f"from {min(clean.values()):.2g}-{max(clean.values()):.2g} BDP of buffer on the paths, and "
+            f"from {_span(clean.values())} BDP of buffer on the paths, and "
             f"{reproduced['1bdp']} of {len(rows)} verdicts are reproduced with a 1-BDP queue against "
             f"{reproduced[QUEUE]} with {QUEUE}",
         )
     )
+
+
+def _span(xs: Iterable[float]) -> str:
+    """'1' when every value is 1, '0.5-1' otherwise."""
+    values = list(xs)
+    lo, hi = min(values), max(values)
+    return f"{lo:.2g}" if lo == hi else f"{lo:.2g}-{hi:.2g}"
 
 
 def _stopeg_out_of_scope(report: Report) -> None:
