@@ -1,10 +1,13 @@
 """The 10,000-run campaign of docs/campaigns.md: makespan, rerun, peak memory, Ray's overhead.
 
-    python examples/sweep_bench.py [--runs 10000] [--ray] [--memory 1000,10000,100000]
+    python examples/sweep_bench.py [--runs 10000] [--ray] [--measure] [--memory 1000,10000,100000]
 
 Each measurement runs in a child process of its own, so that its peak RSS is its own. The
 campaign: single-flow 1 MB transfers over 20 Mbit/s with a 1-BDP queue and 0.05 % random loss,
-RTT 10-200 ms (50 values) x 4 algorithms x (runs / 200) replications.
+RTT 10-200 ms (50 values) x 4 algorithms x (runs / 200) replications. `--measure` runs the same
+scenarios the way a reproduction does (tcpstart.sweep.measure: a group per run, each Result
+reduced by reading its time series where it was simulated), on local threads and, with
+`--ray`, on a local Ray instance.
 """
 
 from __future__ import annotations
@@ -25,6 +28,14 @@ def campaign(runs: int, out: str):
     base = ts.Scenario(network=ts.Dumbbell(rate="20Mbps", queue="1bdp", loss=0.0005), flows=[ts.Flow(size="1MB")])
     axes = {"network.rtt": ts.Range("10ms", "200ms", 50), "flows[0].algorithm": ["cubic", "newreno", "bbr", "jump-start"]}
     return ts.Sweep(base, axes, replications=max(1, runs // 200), out=out)
+
+
+def first_loss(key: int, results: list) -> float:
+    """A reproduction's kind of measure (swift_start_nasa's): the time of the flow's first
+    retransmission, read from its time series (inf when none)."""
+    r = results[0]
+    f = r.flows.filter(r.flows["retransmissions"] > 0)
+    return float(f["t"][0]) if f.height else float("inf")
 
 
 def cpu_seconds() -> float:
@@ -52,13 +63,23 @@ def child(mode: str, runs: int, out: str) -> dict:
         result["seconds"] = time.perf_counter() - started
     else:
         backend = "local"
-        if mode == "ray":
+        if mode.endswith("ray"):
             import ray
 
             ray.init(include_dashboard=False, log_to_driver=False, logging_level="warning")
             backend = "ray"
-        stats = sweep.run(backend=backend)
-        result.update(seconds=stats.seconds, simulated=stats.simulated, cached=stats.cached)
+        if mode.startswith("measure"):
+            from tcpstart.sweep.measure import measure_groups, measuring
+
+            groups = [(i, [sweep.plan.scenario(cell, seed, 0)]) for i, (_, _, seed, cell) in enumerate(sweep.plan.runs())]
+            cpu = cpu_seconds()
+            started = time.perf_counter()
+            with measuring(store=out, backend=backend):
+                measured = measure_groups(groups, first_loss, "measure", batch=16)
+            result.update(seconds=time.perf_counter() - started, measured=len(measured))
+        else:
+            stats = sweep.run(backend=backend)
+            result.update(seconds=stats.seconds, simulated=stats.simulated, cached=stats.cached)
     result["cpu_seconds"] = cpu_seconds() - cpu
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result
@@ -67,7 +88,8 @@ def child(mode: str, runs: int, out: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10000)
-    parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--ray", action="store_true", help="also on a local Ray instance")
+    parser.add_argument("--measure", action="store_true", help="only the runs as a reproduction makes them (tcpstart.sweep.measure)")
     parser.add_argument("--dir", help="where the campaigns go (default: a temporary folder); its file system sets the store's speed")
     parser.add_argument("--memory", help="only the peak RSS of first runs of these sizes, e.g. 1000,10000,100000")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "RUNS", "OUT"))
@@ -87,6 +109,20 @@ def main() -> None:
             for runs in map(int, args.memory.split(",")):
                 r = measure("first", runs, f"{tmp}/memory-{runs}")
                 print(f"{runs} runs: peak RSS {r['peak_rss_mb']:.1f} MB, {r['seconds']:.1f} s")
+        return
+
+    def rate(r: dict) -> str:
+        return f"{r['seconds']:.2f} s, {r['runs'] / r['seconds']:.0f} runs/s, {r['cpu_seconds']:.1f} s CPU in the driver"
+
+    if args.measure:
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            core = measure("core", args.runs, f"{tmp}/core")
+            local = measure("measure", args.runs, f"{tmp}/measure-local")
+            print(f"simulation alone (run_many): {rate(core)}")
+            print(f"measured runs, local threads: {rate(local)} ({local['seconds'] / core['seconds'] - 1:+.1%} over the simulations)")
+            if args.ray:
+                ray = measure("measure-ray", args.runs, f"{tmp}/measure-ray")
+                print(f"measured runs, Ray (local instance): {rate(ray)} ({ray['seconds'] / local['seconds'] - 1:+.1%} against local threads)")
         return
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:

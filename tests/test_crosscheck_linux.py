@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tcpstart.crosscheck.linux import MATRIX, MSS, compare, scenario
+from tcpstart.crosscheck.linux import MATRIX, MSS, SEEDS, LinuxCase, compare, median_run, scenario
 from tcpstart.crosscheck.linux_report import save_raw
 from tcpstart.kernel.plan import available_algorithms, make_plan
 from tcpstart.scenario import expanded
@@ -37,6 +37,35 @@ def test_figures_stand_next_to_the_kernels_range():
     # 34 retransmissions is past 30 x 1.1 + 0.5; an exit at 125 segments past 110 x 1.1 + 0.5.
     outside = compare(case(run(1.03, 34, 125), kernel))
     assert not outside["completion_ok"] and not outside["retx_within"] and not outside["exit_within"]
+
+
+def test_a_miss_of_the_mean_inside_the_kernels_own_runs_is_the_kernels_noise(cli, tmp_path):
+    # Mean 1.07: 1.15 misses it by 7 % but lies between the fastest (1.00) and slowest (1.20) run;
+    # 1.23 is past the slowest run x 1.02.
+    kernel = [run(1.00, 20, 100), run(1.20, 20, 100), run(1.01, 20, 100)]
+    inside, beyond = compare(case(run(1.15, 20, 100), kernel)), compare(case(run(1.23, 20, 100), kernel))
+    assert not inside["completion_ok"] and inside["completion_in_range"]
+    assert not beyond["completion_ok"] and not beyond["completion_in_range"]
+    raw = tmp_path / "raw.json"
+    save_raw([case(run(1.15, 20, 100), kernel, "L3"), case(run(1.23, 20, 100), kernel, "L2")], raw)
+    status, out, err = cli("crosscheck", "--linux", "--from-results", raw, "--out", tmp_path / "x")
+    assert status == 0, err
+    md = (tmp_path / "x" / "validation-linux.md").read_text()
+    assert "| the same, or within 2% of the kernel's own range (fastest to slowest run) | 1/2 (50%) | no |" in md
+    rows = {line.split(" | ")[0]: line for line in md.splitlines() if line.startswith("| L")}
+    assert "kernel noise" in rows["| L3"] and "kernel noise" not in rows["| L2"]
+
+
+def test_bbr_runs_the_median_of_its_random_probe_bw_phase():
+    # The kernel draws BBR's first PROBE_BW phase at random: tcpstart runs SEEDS seeds of it and
+    # reports the run of median completion time. Each flow gets its own seed.
+    bbr = LinuxCase("T", "bbr", 10, 50, 1, 0.5, flows=2)
+    assert [f["params"]["seed"] for f in scenario(bbr, seed=3)["flows"]] == [3, 103]
+    m = median_run(bbr, "linux")
+    times = m["seed_completions"]
+    assert len(times) == SEEDS and times == sorted(times)
+    assert m["completion"] == times[SEEDS // 2]
+    assert len(median_run(LinuxCase("T", "cubic", 10, 50, 1, 0.5), "linux")["seed_completions"]) == 1, "no draw"
 
 
 def test_cwnd_distance_is_judged_against_the_kernels_own():

@@ -139,3 +139,17 @@ def test_concurrent_writers_each_land_whole(tmp_path: Path) -> None:
     written = json.loads((tmp_path / "res/summary.json").read_text())
     del written["provenance"]
     assert written in (json.loads(json.dumps(r.raw_summary)) for r in results)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["run", SCENARIO, "--out", "/proc/tcpstart-out"], ["reproduce", "all", "--out", "/proc/tcpstart-out"]],
+    ids=["run", "reproduce-all"],
+)
+def test_an_unwritable_folder_is_refused_before_running(cli, command: list[object]) -> None:
+    # /proc refuses new folders even to root, whom permission bits do not stop. Refused before the
+    # first simulation: `reproduce all` would otherwise run for hours and then fail to write.
+    status, out, err = cli(*command)
+    assert status == 2
+    assert err.count("\n") == 1 and "cannot write into /proc" in err, err
+    assert out == ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import random
 import threading
 import warnings
 from pathlib import Path
@@ -17,7 +18,7 @@ from tcpstart import _core
 from tcpstart.scenario import ScenarioError
 from tcpstart.sweep import ReplicationWarning, aggregate, campaign
 from tcpstart.scenario import to_json
-from tcpstart.sweep.cache import resolve, run_key, seeded
+from tcpstart.sweep.cache import Index, resolve, run_key, seeded
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path
 
 
@@ -135,8 +136,12 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
     packs = sorted(sweep.store.packs.glob("*.parquet"))
     assert len(packs) == 3  # a file per batch
 
+    table, tidy = sweep.results(), campaign.tidy
+    monkeypatch.setattr(campaign, "tidy", None)  # building the table again would fail
     stats = sweep.run()
     assert (stats.simulated, stats.cached, sum(simulated)) == (0, 12, 12)
+    assert sweep.results().equals(table)  # the same table, its date too: it was kept
+    monkeypatch.setattr(campaign, "tidy", tidy)
 
     packs[1].unlink()
     assert sweep.run().simulated == 4 and sum(simulated) == 16
@@ -147,6 +152,10 @@ def test_rerun_simulates_only_what_the_store_lacks(tmp_path: Path, simulated: li
     assert (stats.simulated, stats.cached) == (4, 8)
 
     assert changed.run(rerun=True).simulated == 12
+
+    # A stray file among the packs is left out; every pack is still read.
+    (changed.store.packs / "stray.parquet").write_text("not a pack")
+    assert changed.run().cached == 12
 
     # A changed base scenario is a new set of runs, whatever the folder remembers.
     bigger = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", rtt="20ms"), flows=[ts.Flow(size="31KB")])
@@ -176,6 +185,19 @@ def test_an_interrupted_campaign_keeps_every_finished_run(tmp_path: Path, monkey
     monkeypatch.setattr(_core, "run_all", real)
     stats = sweep.run()
     assert (stats.simulated, stats.cached) == (6, 4)
+
+
+def test_the_index_finds_every_stored_run_across_merges(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Index, "MERGE", 50)
+    rng = random.Random(7)
+    index, packs = Index(), {}
+    for pack in range(40):  # 1,480 keys, merged into the sorted arrays 29 times
+        keys = [f"{rng.getrandbits(256):064x}" for _ in range(37)]
+        index.add(keys, pack)
+        packs.update(dict.fromkeys(keys, pack))
+    assert len(index) == len(packs)
+    assert all(index.get(key) == pack for key, pack in packs.items())
+    assert index.get(f"{rng.getrandbits(256):064x}") is None
 
 
 def test_two_spellings_of_one_scenario_are_one_run(tmp_path: Path, simulated: list[int]) -> None:
@@ -239,13 +261,56 @@ def test_the_table_has_a_row_per_run_and_flow_with_axes_metrics_and_provenance(t
     base = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", rtt="20ms"), flows=[ts.Flow(size="30KB"), ts.Flow(size="60KB")])
     sweep = ts.Sweep(base, {"flows[*].algorithm": ["cubic", "reno"]}, replications=2, out=tmp_path)
     sweep.run()
-    table = pl.read_parquet(tmp_path / "results.parquet")
+    table = pl.read_parquet(tmp_path / "results" / "part-00000.parquet")
+    assert table.equals(sweep.results())
     assert table.height == 2 * 2 * 2
     assert table.filter(pl.col("flows[*].algorithm") == "reno")["algorithm"].unique().to_list() == ["reno"]
     for column in ("run", "seed", "flow", "completion_time", "goodput_bps", "bottleneck_utilization", "tcpstart_version", "git_commit", "host", "date"):
         assert column in table.columns
     assert table["tcpstart_version"].unique().to_list() == [_core.__version__]
     assert sorted(table.filter(pl.col("replication") == 0)["size"].to_list()) == [30000, 30000, 60000, 60000]
+
+
+def test_a_table_built_in_parts_is_the_table_built_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # At 600 ms the 30 KB do not finish within the second: that part's completion times are all
+    # missing, which its own columns cannot tell from text; the table still has them as numbers.
+    base = ts.Scenario(network=ts.Dumbbell(rate="10Mbps", loss=0.02), flows=[ts.Flow(size="30KB")], duration="1s")
+    axes = {"network.rtt": ["20ms", "40ms", "600ms"], "flows[0].algorithm": ["cubic", "newreno"]}
+    whole = ts.Sweep(base, axes, replications=2, out=tmp_path / "whole")
+    whole.run()
+    monkeypatch.setattr(campaign, "BATCH", 4)
+    monkeypatch.setattr(campaign, "CHUNK", 5)
+    parts: list[tuple[list[int], int]] = []
+    real = campaign.tidy
+
+    def spy(design: pl.DataFrame, *rest: Any) -> pl.DataFrame:
+        parts.append((design["cell"].unique(maintain_order=True).to_list(), design.height))
+        return real(design, *rest)
+
+    monkeypatch.setattr(campaign, "tidy", spy)
+    split = ts.Sweep(base, axes, replications=2, out=tmp_path / "split")
+    split.run()
+    # Whole cells, and no more than CHUNK runs when the cells allow it.
+    assert parts == [([0, 1], 4), ([2, 3], 4), ([4, 5], 4)]
+    # A part file per part, never merged; read back as one table in the design's order.
+    assert sorted(p.name for p in split.results_path().glob("part-*")) == ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
+    assert sorted(p.name for p in whole.results_path().glob("part-*")) == ["part-00000.parquet"]
+    table, reference = (s.results().drop("date") for s in (split, whole))
+    assert table["cell"].to_list() == sorted(table["cell"].to_list())
+    assert table.schema["completion_time"] == pl.Float64
+    assert table.filter(pl.col("network.rtt") == "600ms")["completion_time"].null_count() == 4
+    assert table.equals(reference)
+
+
+def test_parts_with_other_columns_make_one_table(tmp_path: Path) -> None:
+    # A metric null throughout a part, or absent from it, takes the type other parts give it.
+    pl.DataFrame({"run": ["a"], "x": [None]}).write_parquet(tmp_path / "0.parquet")
+    pl.DataFrame({"run": ["b"], "x": [1.5], "y": ["text"]}).write_parquet(tmp_path / "1.parquet")
+    assert pl.read_parquet_schema(tmp_path / "0.parquet")["x"] == pl.Null
+    campaign._conform([tmp_path / "0.parquet", tmp_path / "1.parquet"])
+    table = pl.read_parquet([tmp_path / "0.parquet", tmp_path / "1.parquet"])
+    assert table.schema == pl.Schema({"run": pl.String, "x": pl.Float64, "y": pl.String})
+    assert table.rows() == [("a", None, None), ("b", 1.5, "text")]
 
 
 def test_intervals_use_student_t() -> None:

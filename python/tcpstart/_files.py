@@ -28,11 +28,25 @@ class OutputFolderError(ValueError):
 def check_output_folder(target: str | os.PathLike[str]) -> None:
     """Raises OutputFolderError unless `target` is absent, empty or a folder tcpstart wrote whole."""
     target = Path(target)
+    _check_writable(target)
     if not target.parent.is_dir():
         return
     # Under the writers' lock, so that a folder another writer is replacing is not seen half-way.
     with _locked(target.parent):
         _check_replaceable(target)
+
+
+def _check_writable(target: Path) -> None:
+    """Raises OutputFolderError unless a folder can be made where `target` will be made, so that a run
+    of hours does not end in a folder that cannot be written (/proc, a read-only mount). The test is a
+    real one, a folder made and removed, because root passes every permission check but not these."""
+    where = target.parent
+    while not where.is_dir() and where != where.parent:
+        where = where.parent
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".tcpstart-probe-", dir=where))
+    except OSError as e:
+        raise OutputFolderError(f"{target}: cannot write into {where}: {e.strerror}") from None
 
 
 def _check_replaceable(target: Path) -> None:
@@ -79,7 +93,7 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
         tmp.chmod(0o755)
         with _locked(target.parent):
             _check_replaceable(target)
-            _replace(tmp, target)
+            replace_folder(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -130,7 +144,8 @@ def _locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _replace(new: Path, target: Path) -> None:
+def replace_folder(new: Path, target: Path) -> None:
+    """Puts the folder `new` in the place of `target` (missing or not), `target` kept on failure."""
     try:
         # rename(2) replaces a missing or empty folder in one step.
         os.rename(new, target)

@@ -35,7 +35,7 @@ from tcpstart.kernel.command import add_command as add_testbed_command
 from tcpstart.results import Result, describe_scenario
 from tcpstart.progress import ANNOUNCE_OVER
 from tcpstart.simulate import InvariantError, algorithms, estimate, run
-from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, read_scenario_file, validate, validate_toml
+from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, read_scenario_file, validate, validate_toml
 from tcpstart.sweep.command import add_command as add_sweep_command
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ COMPARE_OPTIONS = {
     "network.rate": "--rate",
     "network.rtt": "--rtt",
     "network.queue": "--queue",
+    "network.ack_jitter": "--ack-jitter",
     "flows.size": "--size",
     "duration": "--duration",
     "seed": "--seed",
@@ -226,11 +227,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.seeds < 1:
         raise ScenarioError(f"--seeds: must be at least 1, got {args.seeds}")
     params = _compare_params(args.params, algos)
-    network = Dumbbell(rate=_value(args.rate), rtt=_value(args.rtt), queue=_value(args.queue))
+    network = Dumbbell(rate=_value(args.rate), rtt=_value(args.rtt), queue=_value(args.queue), ack_jitter=_value(args.ack_jitter))
     size = _value(args.size)
 
     def scenarios(seed: int) -> dict[str, Scenario]:
-        common = dict(duration=_value(args.duration), seed=seed)
+        common = dict(duration=_value(args.duration), seed=seed, tcp=Tcp(profile=args.profile))
         if args.shared:
             return {"shared": Scenario(network, [Flow(a, size=size, params=params[a]) for a in algos], **common)}
         return {a: Scenario(network, [Flow(a, size=size, params=params[a])], **common) for a in algos}
@@ -282,7 +283,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"{r['retransmissions']:.0f}" if args.seeds == 1 else f"{r['retransmissions']:.1f}",
         )
     console.print(table)
-    for note in _compare_notes(firsts, means, args.shared, params):
+    for note in [*_seed_notes(rows, args.seeds), *_compare_notes(firsts, means, args.shared, params)]:
         console.print(note, soft_wrap=False)
     console.print(f"results in {out}/")
     return 0
@@ -290,6 +291,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 # The metrics two rows of compare must share to count as the same result.
 _SAME = ("completion_time_s", "goodput_bps", "peak_queue_packets", "drops", "retransmissions")
+
+
+def _seed_notes(rows: list[dict[str, Any]], seeds: int) -> list[str]:
+    """Says which algorithms' seeds all gave the same figures: their means are one run's."""
+    if seeds < 2:
+        return []
+    varied = pl.DataFrame(rows, infer_schema_length=None).group_by("algorithm", maintain_order=True).agg(
+        pl.max_horizontal(pl.col(m).n_unique() for m in _SAME).alias("values")
+    )
+    same = varied.filter(pl.col("values") == 1)["algorithm"].to_list()
+    if not same:
+        return []
+    return [
+        f"- the {seeds} seeds gave identical results for {', '.join(same)}: nothing on this path is random "
+        "(seeds drive random loss, bit errors, cross traffic and ACK jitter), so the means are one run's; "
+        "--ack-jitter 200us varies the receiver's ACK timing per seed."
+    ]
 
 
 def _compare_notes(
@@ -598,6 +616,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", help="simulated time limit, e.g. 30s")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--seeds", type=int, default=1, help="runs per algorithm, seeds SEED, SEED+1, ...; the table shows their means, compare.csv each (default: %(default)s)")
+    p.add_argument("--ack-jitter", metavar="TIME", help="the receiver's ACK processing jitter (network.ack_jitter), e.g. 200us: what makes --seeds differ on this otherwise deterministic path")
+    p.add_argument("--profile", choices=["rfc", "linux"], default="rfc",
+                   help="whose TCP the endpoints model: the RFCs' or Linux's (docs/linux-profile.md; default: %(default)s)")
     p.add_argument("--params", help="algorithm parameters: NAME=NUMBER for every algorithm that has it, ALGO.NAME=NUMBER for one, e.g. abc=2,cubic.beta=0.7")
     p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/compare-RATE-RTT-SIZE)")
     p.add_argument(

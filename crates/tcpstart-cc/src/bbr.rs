@@ -53,7 +53,7 @@
 pub mod full_bw;
 pub mod win_minmax;
 
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RateSample, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::time::{Duration, Instant};
@@ -865,33 +865,23 @@ impl CongestionControl for Bbr {
         self.lt_bw_sampling(1, false);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cwnd * self.mss
-    }
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh.map_or(u64::MAX, |s| s * self.mss)
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        // A zero rate means no pacing, as in Linux.
-        (self.pacing_rate > 0).then_some(self.pacing_rate as f64)
-    }
-    fn in_slow_start(&self) -> bool {
-        self.mode == Mode::Startup
-    }
-    fn phase(&self) -> &'static str {
-        match self.mode {
-            Mode::Startup => "startup",
-            Mode::Drain => "drain",
-            Mode::ProbeBw => "probe_bw",
-            Mode::ProbeRtt => "probe_rtt",
+    fn state(&self) -> CcState {
+        CcState {
+            cwnd: self.cwnd * self.mss,
+            ssthresh: self.ssthresh.map_or(u64::MAX, |s| s * self.mss),
+            // A zero rate means no pacing, as in Linux.
+            pacing_rate: (self.pacing_rate > 0).then_some(self.pacing_rate as f64),
+            in_slow_start: self.mode == Mode::Startup,
+            phase: match self.mode {
+                Mode::Startup => "startup",
+                Mode::Drain => "drain",
+                Mode::ProbeBw => "probe_bw",
+                Mode::ProbeRtt => "probe_rtt",
+            },
+            // `bbr_set_cwnd_to_recover_or_restore`: BBR is a `cong_control` module.
+            sets_recovery_window: true,
+            marks_app_limited: self.mode == Mode::ProbeRtt,
         }
-    }
-    fn marks_app_limited(&self) -> bool {
-        self.mode == Mode::ProbeRtt
-    }
-    fn sets_recovery_window(&self) -> bool {
-        // `bbr_set_cwnd_to_recover_or_restore`: BBR is a `cong_control` module.
-        true
     }
 }
 
@@ -1011,12 +1001,12 @@ mod tests {
         // 1677 * 1448 * 739 >> 8, * 990000 >> 24 = 413 638 B/s (computed independently).
         let mut cc = Bbr::new(1448, 10 * 1448, 1, 0);
         cc.on_established(&EstablishedEvent { now: Instant::ZERO, handshake_rtt: Some(ms(100)), ..Default::default() });
-        assert_eq!(cc.pacing_rate(), Some(413_638.0));
-        assert_eq!(cc.phase(), "startup");
+        assert_eq!(cc.state().pacing_rate, Some(413_638.0));
+        assert_eq!(cc.state().phase, "startup");
         // Without a handshake sample Linux assumes 1 ms: 100x that rate (up to rounding).
         let mut cc = Bbr::new(1448, 10 * 1448, 1, 0);
         cc.on_established(&EstablishedEvent { now: Instant::ZERO, handshake_rtt: None, ..Default::default() });
-        let r = cc.pacing_rate().unwrap();
+        let r = cc.state().pacing_rate.unwrap();
         assert!((r / 413_638.0 - 100.0).abs() < 0.1, "{r}");
     }
 
@@ -1025,10 +1015,10 @@ mod tests {
         let (mut d, mut cc) = Drive::start(1);
         assert_eq!((cc.pacing_gain(), cc.cwnd_gain()), (HIGH_GAIN, HIGH_GAIN));
         d.round(&mut cc, 4, 10, 10);
-        assert_eq!(cc.cwnd(), 14 * MSS, "slow start: cwnd + acked");
+        assert_eq!(cc.state().cwnd, 14 * MSS, "slow start: cwnd + acked");
         d.round(&mut cc, 8, 10, 10);
-        assert_eq!(cc.cwnd(), 22 * MSS);
-        assert!(cc.in_slow_start());
+        assert_eq!(cc.state().cwnd, 22 * MSS);
+        assert!(cc.state().in_slow_start);
     }
 
     #[test]
@@ -1072,13 +1062,13 @@ mod tests {
         }
         assert_eq!(cc.mode(), Mode::Drain);
         // Target: bdp = ceil(16777 * 10000 / 2^24) = 10, + 3 x TSO goal (2 at this rate) = 16.
-        assert_eq!(cc.ssthresh(), 16 * MSS);
+        assert_eq!(cc.state().ssthresh, 16 * MSS);
         d.round(&mut cc, 10, 10, 17);
         assert_eq!(cc.mode(), Mode::Drain);
         d.round(&mut cc, 10, 10, 16);
         assert_eq!(cc.mode(), Mode::ProbeBw);
         assert_eq!(cc.cwnd_gain(), CWND_GAIN);
-        assert!(!cc.in_slow_start());
+        assert!(!cc.state().in_slow_start);
     }
 
     #[test]
@@ -1112,7 +1102,7 @@ mod tests {
         assert_eq!(cc.cycle_idx(), 3);
         d.within(&mut cc, 1, 1, 10, 0);
         assert_eq!(cc.cycle_idx(), 4);
-        assert_eq!(cc.pacing_rate(), Some(989_987.0), "1.0 x bw x 0.99: 16777 * 1000 * 990000 >> 24");
+        assert_eq!(cc.state().pacing_rate, Some(989_987.0), "1.0 x bw x 0.99: 16777 * 1000 * 990000 >> 24");
     }
 
     #[test]
@@ -1143,16 +1133,16 @@ mod tests {
     #[test]
     fn probe_rtt_after_ten_seconds_holds_four_packets_for_200_ms_and_a_round() {
         let (mut d, mut cc) = Drive::to_probe_bw(1);
-        let cwnd = cc.cwnd();
+        let cwnd = cc.state().cwnd;
         // RTT samples above min_rtt (10 ms) do not refresh it.
         while d.now < Instant::ZERO + ms(10_000) {
             d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(12), 20, 0, true);
             assert_eq!(cc.mode(), Mode::ProbeBw);
         }
         d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(12), 20, 0, true);
-        assert_eq!(cc.phase(), "probe_rtt");
-        assert_eq!(cc.cwnd(), 4 * MSS);
-        assert!(cc.marks_app_limited());
+        assert_eq!(cc.state().phase, "probe_rtt");
+        assert_eq!(cc.state().cwnd, 4 * MSS);
+        assert!(cc.state().marks_app_limited);
         assert_eq!(cc.min_rtt(), Some(ms(12)), "expired filter takes the new sample");
         // Inflight reaches 4: the 200 ms start now.
         d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(12), 4, 0, false);
@@ -1165,7 +1155,7 @@ mod tests {
         }
         d.ack_ex(&mut cc, ms(1), 2, ms(10), ms(12), 4, 0, false);
         assert_eq!(cc.mode(), Mode::ProbeBw);
-        assert!(cc.cwnd() >= cwnd, "cwnd before PROBE_RTT restored");
+        assert!(cc.state().cwnd >= cwnd, "cwnd before PROBE_RTT restored");
     }
 
     /// A PROBE_BW flow whose cwnd settled at its target; returns that cwnd in packets.
@@ -1215,7 +1205,7 @@ mod tests {
         // The highest segment sent before the timeout ends 3 packets above snd_una.
         cc.on_sent(&SentEvent { now: d.now, seq: d.delivered + 2 * MSS, len: MSS as u32, ..Default::default() });
         cc.on_rto(&RtoEvent { now: d.now, flight_size: 20 * MSS, consecutive: 1 });
-        assert_eq!((cc.cwnd(), cc.full_bw.full_bw), (MSS, 0));
+        assert_eq!((cc.state().cwnd, cc.full_bw.full_bw), (MSS, 0));
         assert!(cc.full_bw_reached(), "Linux keeps full_bw_reached and the bw filter");
         // In the loss state: cwnd + acked, at least cwnd_min_target.
         d.ack_ex(&mut cc, ms(10), 1, ms(10), ms(10), 0, 0, true);
@@ -1264,7 +1254,7 @@ mod tests {
     fn restart_from_idle_paces_at_bw_and_defers_probe_rtt() {
         let (mut d, mut cc) = in_phase(0);
         d.within(&mut cc, 1, 1, 10, 0);
-        assert_eq!(cc.pacing_rate(), Some(1_237_484.0), "5/4: 16777 * 1000 * 320 >> 8, * 990000 >> 24");
+        assert_eq!(cc.state().pacing_rate, Some(1_237_484.0), "5/4: 16777 * 1000 * 320 >> 8, * 990000 >> 24");
         cc.on_sent(&SentEvent {
             now: d.now,
             seq: 0,
@@ -1274,7 +1264,7 @@ mod tests {
             ..Default::default()
         });
         assert!(cc.idle_restart);
-        assert_eq!(cc.pacing_rate(), Some(989_987.0));
+        assert_eq!(cc.state().pacing_rate, Some(989_987.0));
         // Sending while not app-limited is no restart.
         let (d, mut cc) = in_phase(0);
         cc.on_sent(&SentEvent {

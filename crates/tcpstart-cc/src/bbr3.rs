@@ -38,7 +38,7 @@
 
 use crate::bbr::full_bw::FullBw;
 use crate::bbr::win_minmax::WinMinmax;
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::time::{Duration, Instant};
@@ -259,7 +259,7 @@ impl Bbr3 {
         Bbr3::new(cfg.mss, cfg.initial_cwnd, p["seed"] as u64, p["startup_full_loss_cnt"] as u64)
     }
 
-    pub fn state(&self) -> State {
+    pub fn bbr_state(&self) -> State {
         self.state
     }
     pub fn full_bw_reached(&self) -> bool {
@@ -747,38 +747,24 @@ impl CongestionControl for Bbr3 {
         self.recovery_end = self.snd_max;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        if self.filled_pipe {
-            self.inflight(1.0)
-        } else {
-            u64::MAX
+    fn state(&self) -> CcState {
+        CcState {
+            cwnd: self.cwnd,
+            ssthresh: if self.filled_pipe { self.inflight(1.0) } else { u64::MAX },
+            pacing_rate: (self.pacing_rate > 0.0).then_some(self.pacing_rate),
+            in_slow_start: self.state == State::Startup,
+            phase: match self.state {
+                State::Startup => "startup",
+                State::Drain => "drain",
+                State::ProbeBwDown => "probe_bw_down",
+                State::ProbeBwCruise => "probe_bw_cruise",
+                State::ProbeBwRefill => "probe_bw_refill",
+                State::ProbeBwUp => "probe_bw_up",
+                State::ProbeRtt => "probe_rtt",
+            },
+            sets_recovery_window: true,
+            marks_app_limited: self.state == State::ProbeRtt,
         }
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        (self.pacing_rate > 0.0).then_some(self.pacing_rate)
-    }
-    fn in_slow_start(&self) -> bool {
-        self.state == State::Startup
-    }
-    fn phase(&self) -> &'static str {
-        match self.state {
-            State::Startup => "startup",
-            State::Drain => "drain",
-            State::ProbeBwDown => "probe_bw_down",
-            State::ProbeBwCruise => "probe_bw_cruise",
-            State::ProbeBwRefill => "probe_bw_refill",
-            State::ProbeBwUp => "probe_bw_up",
-            State::ProbeRtt => "probe_rtt",
-        }
-    }
-    fn marks_app_limited(&self) -> bool {
-        self.state == State::ProbeRtt
-    }
-    fn sets_recovery_window(&self) -> bool {
-        true
     }
 }
 
@@ -861,13 +847,13 @@ mod tests {
     fn startup_paces_at_2_77_times_the_estimate_and_grows_the_window() {
         let mut d = Drive::new();
         // Before any sample: 2.77 x IW / handshake RTT.
-        assert_eq!(d.cc.pacing_rate(), Some(2.77 * 10_000.0 / 0.1));
+        assert_eq!(d.cc.state().pacing_rate, Some(2.77 * 10_000.0 / 0.1));
         d.round(10, 1e6, 0, 0);
-        assert_eq!(d.cc.state(), State::Startup);
-        assert_eq!(d.cc.cwnd(), 20 * MSS, "every ACKed byte grows cwnd below 2 BDP");
+        assert_eq!(d.cc.bbr_state(), State::Startup);
+        assert_eq!(d.cc.state().cwnd, 20 * MSS, "every ACKed byte grows cwnd below 2 BDP");
         d.round(20, 2e6, 0, 0);
         // bw 2 MB/s: pacing 2.77 x 2e6 x 0.99.
-        assert!((d.cc.pacing_rate().unwrap() - 2.77 * 2e6 * 0.99).abs() < 1.0);
+        assert!((d.cc.state().pacing_rate.unwrap() - 2.77 * 2e6 * 0.99).abs() < 1.0);
     }
 
     #[test]
@@ -878,19 +864,19 @@ mod tests {
         }
         d.round(40, 4.5e6, 0, 0);
         d.round(40, 4.5e6, 0, 0);
-        assert_eq!(d.cc.state(), State::Startup, "two flat rounds");
+        assert_eq!(d.cc.bbr_state(), State::Startup, "two flat rounds");
         d.inflight = 900 * MSS;
         d.round(40, 4.5e6, 0, 0);
-        assert_eq!((d.cc.state(), d.cc.full_bw_reached()), (State::Drain, true));
+        assert_eq!((d.cc.bbr_state(), d.cc.full_bw_reached()), (State::Drain, true));
         assert_eq!(d.cc.inflight_hi(), None, "no loss: no bound");
         // BDP = 4.5 MB/s x 100 ms = 450 kB: DRAIN ends once inflight is down to it, and
         // PROBE_BW_DOWN, with nothing above the BDP, cruises on the same ACK.
         d.inflight = 460 * MSS;
         d.round(1, 4.5e6, 0, 0);
-        assert_eq!(d.cc.state(), State::Drain);
+        assert_eq!(d.cc.bbr_state(), State::Drain);
         d.inflight = 450 * MSS;
         d.round(1, 4.5e6, 0, 0);
-        assert_eq!(d.cc.state(), State::ProbeBwCruise);
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwCruise);
     }
 
     #[test]
@@ -903,7 +889,7 @@ mod tests {
             // The loss round ends with the next round's first ACK.
             d.inflight = 100 * MSS;
             d.round(1, 2e6, 0, 0);
-            let state = d.cc.state();
+            let state = d.cc.bbr_state();
             assert_eq!(state != State::Startup, exits, "{events} events of {lost_each} B: {state:?}");
             if exits {
                 // inflight_hi = max(BDP (2 MB/s x 100 ms), the round's largest sample).
@@ -919,12 +905,12 @@ mod tests {
         d.round(20, 2e6, 6, 2 * MSS);
         d.inflight = 1000 * MSS;
         d.round(1, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::Drain);
+        assert_eq!(d.cc.bbr_state(), State::Drain);
         d.round(20, 2e6, 0, 0);
         d.round(20, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::Drain);
+        assert_eq!(d.cc.bbr_state(), State::Drain);
         d.round(20, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::ProbeBwDown, "three rounds, still above the BDP");
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwDown, "three rounds, still above the BDP");
     }
 
     #[test]
@@ -936,29 +922,29 @@ mod tests {
         // (200 kB) and inflight_hi (200 kB) less its headroom (170 kB).
         d.inflight = 190 * MSS;
         d.round(1, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::ProbeBwDown);
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwDown);
         assert_eq!(d.cc.gains(), (0.9, 2.0));
         d.inflight = 170 * MSS;
         d.round(10, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::ProbeBwCruise);
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwCruise);
         // The Reno-coexistence bound: min(BDP in segments, 63) = 63 rounds at most; the wait
         // of 2-3 s (20-30 rounds of 100 ms) comes first.
         let mut rounds = 0;
-        while d.cc.state() == State::ProbeBwCruise {
+        while d.cc.bbr_state() == State::ProbeBwCruise {
             d.round(10, 2e6, 0, 0);
             rounds += 1;
         }
         assert!((19..=31).contains(&rounds), "{rounds} rounds of cruising");
-        assert_eq!(d.cc.state(), State::ProbeBwRefill);
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwRefill);
         assert_eq!(d.cc.inflight_lo(), None, "REFILL resets the short-term bounds");
         d.round(10, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::ProbeBwUp);
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwUp);
         assert_eq!(d.cc.gains(), (1.25, 2.25));
         // Loss above 2 % while probing up: back down, inflight_hi = max(prior inflight 251 kB,
         // 0.7 x the UP target: 2.25 BDP = 450 segments + 2).
         d.inflight = 250 * MSS;
         d.round(10, 2e6, 3, 2 * MSS);
-        assert_eq!(d.cc.state(), State::ProbeBwDown);
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwDown);
         assert_eq!(d.cc.inflight_hi(), Some(316_400));
     }
 
@@ -970,18 +956,18 @@ mod tests {
         d.inflight = 150 * MSS;
         d.round(1, 2e6, 0, 0);
         // RTT samples stay at 100 ms (no new minimum) for 5 s: 50 rounds.
-        while d.cc.state() != State::ProbeRtt {
+        while d.cc.bbr_state() != State::ProbeRtt {
             d.round(10, 2e6, 0, 0);
             assert!(d.now < Instant::ZERO + Duration::from_secs(6), "no PROBE_RTT by 6 s");
         }
         assert!(d.now > Instant::ZERO + PROBE_RTT_INTERVAL);
         // 0.5 x 2 MB/s x 100 ms = 100 kB.
-        assert_eq!(d.cc.cwnd(), 100 * MSS);
-        assert!(d.cc.marks_app_limited());
+        assert_eq!(d.cc.state().cwnd, 100 * MSS);
+        assert!(d.cc.state().marks_app_limited);
         d.inflight = 80 * MSS;
         d.round(10, 2e6, 0, 0);
         d.round(10, 2e6, 0, 0);
         d.round(10, 2e6, 0, 0);
-        assert_eq!(d.cc.state(), State::ProbeBwCruise, "200 ms and a round at the cap, then cruise");
+        assert_eq!(d.cc.bbr_state(), State::ProbeBwCruise, "200 ms and a round at the cap, then cruise");
     }
 }

@@ -34,7 +34,7 @@
 
 use core::time::Duration;
 
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::reno::{Reno, RenoVariant, ABC};
@@ -241,14 +241,9 @@ impl CongestionControl for Bic {
         self.reset();
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh
-    }
-    fn phase(&self) -> &'static str {
-        match self.reno.phase() {
+    fn state(&self) -> CcState {
+        let reno = self.reno.state();
+        let phase = match reno.phase {
             "congestion_avoidance" if self.segments() > self.params.low_window => {
                 if self.segments() < self.last_max_cwnd {
                     "binary_search"
@@ -257,7 +252,8 @@ impl CongestionControl for Bic {
                 }
             }
             other => other,
-        }
+        };
+        CcState { phase, ..reno }
     }
 }
 
@@ -310,7 +306,7 @@ mod tests {
         let mut cc = bic(1000);
         cc.on_congestion(&CongestionEvent::default());
         assert_eq!(cc.last_max_cwnd, 1000);
-        assert_eq!(cc.ssthresh(), 1000 * MSS * 819 / 1024, "beta = 819/1024");
+        assert_eq!(cc.state().ssthresh, 1000 * MSS * 819 / 1024, "beta = 819/1024");
         cc.on_recovery_exit(&RecoveryExitEvent::default());
         // A second loss below W_max: W_max = 799 x 1843 / 2048 = 719 (fast convergence).
         assert_eq!(cc.segments(), 799);
@@ -326,10 +322,10 @@ mod tests {
             cc.on_ack(&ack(i, 1));
             reno.on_ack(&ack(i, 1));
         }
-        assert_eq!(cc.cwnd(), reno.cwnd());
+        assert_eq!(cc.state().cwnd, reno.state().cwnd);
         let mut small = bic(14);
         small.on_congestion(&CongestionEvent::default());
-        assert_eq!(small.ssthresh(), 7 * MSS);
+        assert_eq!(small.state().ssthresh, 7 * MSS);
     }
 
     #[test]
@@ -339,21 +335,21 @@ mod tests {
         let mut cc = bic(1000);
         cc.on_congestion(&CongestionEvent::default());
         cc.on_recovery_exit(&RecoveryExitEvent::default());
-        let start = cc.cwnd();
+        let start = cc.state().cwnd;
         for i in 0..11 {
             cc.on_ack(&ack(i, 2));
         }
         assert_eq!(cc.cnt, 24);
-        assert_eq!(cc.cwnd(), start);
+        assert_eq!(cc.state().cwnd, start);
         cc.on_ack(&ack(11, 2));
-        assert_eq!(cc.cwnd(), start + MSS);
-        assert_eq!(cc.phase(), "binary_search");
+        assert_eq!(cc.state().cwnd, start + MSS);
+        assert_eq!(cc.state().phase, "binary_search");
     }
 
     #[test]
     fn timeout_forgets_w_max() {
         let mut cc = bic(1000);
         cc.on_rto(&RtoEvent { consecutive: 1, ..Default::default() });
-        assert_eq!((cc.cwnd(), cc.ssthresh(), cc.last_max_cwnd), (MSS, 1000 * MSS * 819 / 1024, 0));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh, cc.last_max_cwnd), (MSS, 1000 * MSS * 819 / 1024, 0));
     }
 }

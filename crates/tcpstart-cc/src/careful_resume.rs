@@ -39,10 +39,10 @@
 //!   Retreat straight from Unvalidated, when the loss was detected.
 //! - The one-RTT limit of the Unvalidated phase is checked at sends and ACKs (no timer).
 
-use crate::controller::CongestionControl;
+use crate::controller::{Capabilities, CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
-use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
+use crate::reno::{Reno, RenoVariant, ABC};
 use crate::time::{Duration, Instant};
 
 const SAVED_CWND: ParamSpec = ParamSpec {
@@ -285,26 +285,30 @@ impl CongestionControl for CarefulResume {
         self.reno.on_rto(ev);
     }
 
-    window_from_reno!();
-
-    fn pacing_rate(&self) -> Option<f64> {
-        (self.phase == Phase::Unvalidated).then_some(self.rate)
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            partial_ack_policy: self.reno.capabilities().partial_ack_policy,
+            uses_rate_samples: false,
+            ..Capabilities::default()
+        }
     }
-    fn phase(&self) -> &'static str {
-        match self.phase {
+
+    /// Safe Retreat sets its window itself: the draft rules out PRR for that reduction.
+    fn state(&self) -> CcState {
+        let reno = self.reno.state();
+        let phase = match self.phase {
             Phase::Reconnaissance => "reconnaissance",
             Phase::Unvalidated => "unvalidated",
             Phase::Validating => "validating",
             Phase::SafeRetreat => "safe_retreat",
-            Phase::Normal => self.reno.phase(),
+            Phase::Normal => reno.phase,
+        };
+        CcState {
+            pacing_rate: (self.phase == Phase::Unvalidated).then_some(self.rate),
+            phase,
+            sets_recovery_window: self.phase == Phase::SafeRetreat,
+            ..reno
         }
-    }
-    /// Safe Retreat sets its window itself: the draft rules out PRR for that reduction.
-    fn sets_recovery_window(&self) -> bool {
-        self.phase == Phase::SafeRetreat
-    }
-    fn uses_rate_samples(&self) -> bool {
-        false
     }
 }
 
@@ -370,10 +374,10 @@ mod tests {
     fn the_jump_follows_the_drafts_first_example() {
         let cc = at_the_jump();
         assert_eq!(cc.cr_phase(), Phase::Unvalidated);
-        assert_eq!((cc.pipe_size(), cc.cwnd()), (18 * MSS, 150 * MSS));
+        assert_eq!((cc.pipe_size(), cc.state().cwnd), (18 * MSS, 150 * MSS));
         // Paced: jump_cwnd per current RTT, 150 000 B / 0.1 s.
-        assert_eq!(cc.pacing_rate(), Some(1_500_000.0));
-        assert_eq!(cc.phase(), "unvalidated");
+        assert_eq!(cc.state().pacing_rate, Some(1_500_000.0));
+        assert_eq!(cc.state().phase, "unvalidated");
     }
 
     #[test]
@@ -384,7 +388,7 @@ mod tests {
             for i in 1..=10 {
                 cc.on_ack(&ack(100 + i, 1, i, 8 + 2 * i));
             }
-            assert_eq!((cc.cr_phase(), cc.cwnd(), cc.pacing_rate()), (Phase::Normal, 20 * MSS, None));
+            assert_eq!((cc.cr_phase(), cc.state().cwnd, cc.state().pacing_rate), (Phase::Normal, 20 * MSS, None));
         }
         // Just above half: resumed.
         let mut cc = cr(300, 199);
@@ -403,14 +407,14 @@ mod tests {
             send(&mut cc, 120, seg, una);
         }
         assert_eq!(cc.cr_phase(), Phase::Validating);
-        assert_eq!(cc.cwnd(), 150 * MSS, "cwnd = flight size");
+        assert_eq!(cc.state().cwnd, 150 * MSS, "cwnd = flight size");
         // ACKs of the pre-jump data grow the window by slow start and count into PipeSize.
         cc.on_ack(&ack(210, 1, 11, 160));
-        assert_eq!((cc.cwnd(), cc.pipe_size()), (151 * MSS, 19 * MSS));
+        assert_eq!((cc.state().cwnd, cc.pipe_size()), (151 * MSS, 19 * MSS));
         // The ACK of the last unvalidated packet (segment 159) ends Careful Resume.
         cc.on_ack(&ack(330, 149, 160, 160));
         assert_eq!(cc.cr_phase(), Phase::Normal);
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]
@@ -421,7 +425,7 @@ mod tests {
         cc.on_ack(&ack(150, 6, 16, 28));
         assert_eq!(cc.cr_phase(), Phase::Unvalidated);
         cc.on_ack(&ack(212, 0, 16, 28));
-        assert_eq!((cc.cr_phase(), cc.cwnd()), (Phase::Normal, 24 * MSS));
+        assert_eq!((cc.cr_phase(), cc.state().cwnd), (Phase::Normal, 24 * MSS));
     }
 
     #[test]
@@ -431,16 +435,16 @@ mod tests {
         cc.pipe_size = 29 * MSS;
         cc.on_ack(&ack(210, 34, 44, 150));
         cc.on_congestion(&CongestionEvent { flight_size: 106 * MSS, high_data: 160 * MSS, ..Default::default() });
-        assert_eq!((cc.cr_phase(), cc.cwnd(), cc.ssthresh()), (Phase::SafeRetreat, 31 * MSS, 31 * MSS));
-        assert!(cc.sets_recovery_window(), "no PRR for this reduction");
+        assert_eq!((cc.cr_phase(), cc.state().cwnd, cc.state().ssthresh), (Phase::SafeRetreat, 31 * MSS, 31 * MSS));
+        assert!(cc.state().sets_recovery_window, "no PRR for this reduction");
         // ACKs during the retreat add to PipeSize but not to the window.
         cc.on_ack(&AckEvent { in_recovery: true, ..ack(310, 20, 64, 160) });
-        assert_eq!((cc.cwnd(), cc.pipe_size()), (31 * MSS, 83 * MSS));
+        assert_eq!((cc.state().cwnd, cc.pipe_size()), (31 * MSS, 83 * MSS));
         // The last unvalidated packet acknowledged: ssthresh = 120 x 0.5, cwnd stays, slow start.
         cc.on_ack(&AckEvent { in_recovery: true, ..ack(410, 37, 160, 160) });
         cc.on_recovery_exit(&RecoveryExitEvent::default());
-        assert_eq!((cc.cr_phase(), cc.cwnd(), cc.ssthresh()), (Phase::Normal, 31 * MSS, 60 * MSS));
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!((cc.cr_phase(), cc.state().cwnd, cc.state().ssthresh), (Phase::Normal, 31 * MSS, 60 * MSS));
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]
@@ -450,9 +454,12 @@ mod tests {
         for i in 1..=10 {
             plain.on_ack(&ack(100 + i, 1, i, 8 + 2 * i));
         }
-        assert_eq!(plain.cwnd(), 20 * MSS);
+        assert_eq!(plain.state().cwnd, 20 * MSS);
         let mut cc = at_the_jump();
         cc.on_rto(&RtoEvent { flight_size: 150 * MSS, consecutive: 1, ..Default::default() });
-        assert_eq!((cc.cr_phase(), cc.cwnd(), cc.ssthresh(), cc.pacing_rate()), (Phase::Normal, MSS, 75 * MSS, None));
+        assert_eq!(
+            (cc.cr_phase(), cc.state().cwnd, cc.state().ssthresh, cc.state().pacing_rate),
+            (Phase::Normal, MSS, 75 * MSS, None)
+        );
     }
 }

@@ -55,7 +55,7 @@
 //!   flight) shifts the epoch start by the idle time since the last send.
 //! - Undo of a spurious reduction is not modelled (the sender reports none).
 
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::hystart::{self, HyStart};
 use crate::hystartpp::{HyStartPlusPlus, Phase, SlowStartStep};
@@ -576,14 +576,8 @@ impl CongestionControl for Cubic {
         self.in_recovery = false;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cwnd * self.mss
-    }
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh.saturating_mul(self.mss)
-    }
-    fn phase(&self) -> &'static str {
-        if self.in_recovery {
+    fn state(&self) -> CcState {
+        let phase = if self.in_recovery {
             "recovery"
         } else if self.cwnd < self.ssthresh {
             match &self.slow_start {
@@ -592,7 +586,8 @@ impl CongestionControl for Cubic {
             }
         } else {
             "congestion_avoidance"
-        }
+        };
+        CcState::window(self.cwnd * self.mss, self.ssthresh.saturating_mul(self.mss), phase)
     }
 }
 
@@ -797,7 +792,7 @@ mod tests {
             ev.snd_nxt = 20 + 2 * i;
             let before = cc.cwnd;
             cc.on_ack(&ev);
-            if cc.phase() == "congestion_avoidance" {
+            if cc.state().phase == "congestion_avoidance" {
                 exit_cwnd = Some((i, before));
                 break;
             }
@@ -824,7 +819,7 @@ mod tests {
         assert_eq!((cc.bic.last_max_cwnd, cc.bic.delay_min_us), (0, 0), "Linux forgets W_max and delay_min");
         cc.on_rto(&RtoEvent { consecutive: 2, ..Default::default() });
         assert_eq!(cc.ssthresh, 49, "a repeated timeout keeps ssthresh");
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]

@@ -50,7 +50,7 @@
 
 use core::time::Duration;
 
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::highspeed::{Response, HIGHSPEED_PARAMS};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
@@ -333,19 +333,15 @@ impl CongestionControl for Ehstcp {
         self.safety = Safety::Off;
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh
-    }
-    fn phase(&self) -> &'static str {
-        match (self.reno.phase(), self.safety) {
+    fn state(&self) -> CcState {
+        let reno = self.reno.state();
+        let phase = match (reno.phase, self.safety) {
             ("congestion_avoidance", Safety::Until { .. }) => "safety_check",
             ("congestion_avoidance", _) if self.backlog < self.params.n_star => "hstcp_increase",
             ("congestion_avoidance", _) => "reno_increase",
             (other, _) => other,
-        }
+        };
+        CcState { phase, ..reno }
     }
 }
 
@@ -403,13 +399,13 @@ mod tests {
         assert_eq!(s.forward_queueing, Duration::ZERO);
         assert_eq!(s.ertt, Duration::from_millis(50));
         assert_eq!(cc.backlog(), 0.0);
-        assert_eq!(cc.phase(), "hstcp_increase");
+        assert_eq!(cc.state().phase, "hstcp_increase");
         // The same path without the correction reads the backward queue as backlog:
         // N = 100 x 60 / 110 = 54.5 segments.
         let plain = EhstcpParams { backward_correction: false, ..EhstcpParams::PAPER };
         let rtt_based = measured(100, plain, 30, 80);
         assert!((rtt_based.backlog() - 100.0 * 60.0 / 110.0).abs() < 0.5, "{}", rtt_based.backlog());
-        assert_eq!(rtt_based.phase(), "reno_increase");
+        assert_eq!(rtt_based.state().phase, "reno_increase");
     }
 
     #[test]
@@ -417,13 +413,13 @@ mod tests {
         // 100 segments, 10 ms of forward queueing on a 50 ms path: N' = 100 x 10 / 60 = 16.7 > 10.
         let mut cc = measured(100, EhstcpParams::PAPER, 40, 20);
         assert!((cc.backlog() - 100.0 * 10.0 / 60.0).abs() < 1e-9, "{}", cc.backlog());
-        assert_eq!(cc.phase(), "reno_increase");
+        assert_eq!(cc.state().phase, "reno_increase");
         // Reno: about one segment per window of ACKs at 100 segments.
-        let before = cc.cwnd();
+        let before = cc.state().cwnd;
         for i in 0..100 {
             cc.on_ack(&ack(1200 + i, 40, 20));
         }
-        let grown = cc.cwnd() - before;
+        let grown = cc.state().cwnd - before;
         assert!((850..=1000).contains(&grown), "{grown}");
     }
 
@@ -436,36 +432,36 @@ mod tests {
         // One ACK with 10 ms of forward queueing: raw N' = 100 x 10 / 60 = 16.7 > N* would switch
         // to Reno's increase (as the per-ACK reading does), the round's minimum is still 0.
         let raw = measured(100, EhstcpParams::PAPER, 40, 20);
-        assert_eq!(raw.phase(), "reno_increase");
+        assert_eq!(raw.state().phase, "reno_increase");
         cc.on_ack(&ack(1010, 40, 20));
-        assert_eq!(cc.phase(), "hstcp_increase");
+        assert_eq!(cc.state().phase, "hstcp_increase");
         cc.on_ack(&ack(1020, 30, 20));
         // The round ends at this ACK, whose 10 ms of queueing opens the next round (60 ms long).
         cc.on_ack(&ack(1051, 40, 20));
         assert_eq!(cc.backlog(), 0.0, "the ended round's least queue was 0");
-        assert_eq!(cc.phase(), "hstcp_increase");
+        assert_eq!(cc.state().phase, "hstcp_increase");
         // At least 10 ms of queue on every ACK of the round (1.051-1.111 s).
         for (t, fwd) in [(1060, 41), (1080, 42), (1110, 40)] {
             cc.on_ack(&ack(t, fwd, 20));
         }
-        assert_eq!(cc.phase(), "hstcp_increase", "the value holds until the round ends");
-        let segments = cc.cwnd() as f64 / MSS as f64;
+        assert_eq!(cc.state().phase, "hstcp_increase", "the value holds until the round ends");
+        let segments = cc.state().cwnd as f64 / MSS as f64;
         cc.on_ack(&ack(1112, 45, 20));
         // N' = cwnd x 10 / 60 (the round's least queue and its eRTT), from the window at the ACK.
         let want = segments * 10.0 / 60.0;
         assert!((cc.backlog() - want).abs() < 1e-9, "{} vs {want}", cc.backlog());
-        assert_eq!(cc.phase(), "reno_increase");
+        assert_eq!(cc.state().phase, "reno_increase");
     }
 
     #[test]
     fn hstcp_increase_below_n_star_grows_a_of_w_per_window() {
         // 1058 segments with no queueing: a(1058) = 8.31 segments per window of ACKs (RFC 3649).
         let mut cc = ehstcp(1058, EhstcpParams::PAPER);
-        let before = cc.cwnd();
+        let before = cc.state().cwnd;
         for i in 0..1058 {
             cc.on_ack(&ack(1000 + i, 30, 20));
         }
-        let grown = (cc.cwnd() - before) as f64 / MSS as f64;
+        let grown = (cc.state().cwnd - before) as f64 / MSS as f64;
         assert!((7.9..=8.4).contains(&grown), "{grown}");
     }
 
@@ -474,35 +470,35 @@ mod tests {
         // RTTmin 50 ms, last eRTT 60 ms (10 ms forward queue; 40 ms backward queue ignored):
         // 1 - beta_e = 50/60, beta_e = 0.167 < b(1000) = 0.33, so a safety check follows.
         let mut cc = measured(1000, EhstcpParams::PAPER, 40, 60);
-        let cwnd = cc.cwnd();
+        let cwnd = cc.state().cwnd;
         cc.on_congestion(&CongestionEvent::default());
         let want = cwnd - (cwnd as f64 * (1.0 - 50.0 / 60.0)) as u64;
-        assert!(cc.cwnd().abs_diff(want) <= 1, "{} vs {want}", cc.cwnd());
-        assert_eq!(cc.phase(), "recovery");
+        assert!(cc.state().cwnd.abs_diff(want) <= 1, "{} vs {want}", cc.state().cwnd);
+        assert_eq!(cc.state().phase, "recovery");
         exit_recovery(&mut cc, 1200);
-        assert_eq!(cc.phase(), "safety_check");
+        assert_eq!(cc.state().phase, "safety_check");
         // No increase during the check while the backlog stays small (833 x 0 / 50 = 0).
-        let before = cc.cwnd();
+        let before = cc.state().cwnd;
         cc.on_ack(&ack(1210, 30, 20));
-        assert_eq!(cc.cwnd(), before);
+        assert_eq!(cc.state().cwnd, before);
         // RTTmax = 100 ms: the phase lasts 500 ms from the recovery exit.
         cc.on_ack(&ack(1699, 30, 20));
-        assert_eq!(cc.phase(), "safety_check");
+        assert_eq!(cc.state().phase, "safety_check");
         cc.on_ack(&ack(1700, 30, 20));
-        assert_eq!(cc.phase(), "hstcp_increase");
+        assert_eq!(cc.state().phase, "hstcp_increase");
     }
 
     #[test]
     fn backlog_in_the_safety_check_falls_back_to_the_hstcp_window() {
         let mut cc = measured(1000, EhstcpParams::PAPER, 40, 20);
-        let w_desg = Response::RFC3649.decreased(cc.cwnd(), MSS);
+        let w_desg = Response::RFC3649.decreased(cc.state().cwnd, MSS);
         cc.on_congestion(&CongestionEvent::default());
         exit_recovery(&mut cc, 1200);
         // A forward queue of 5 ms at ~833 segments: N' = 833 x 5 / 55 = 76 > N* = 10.
         cc.on_ack(&ack(1250, 35, 20));
-        assert_eq!(cc.ssthresh(), w_desg);
-        assert!(cc.cwnd() - w_desg <= 2, "then Reno growth of about MSS^2 / cwnd");
-        assert_ne!(cc.phase(), "safety_check");
+        assert_eq!(cc.state().ssthresh, w_desg);
+        assert!(cc.state().cwnd - w_desg <= 2, "then Reno growth of about MSS^2 / cwnd");
+        assert_ne!(cc.state().phase, "safety_check");
     }
 
     #[test]
@@ -510,8 +506,8 @@ mod tests {
         // eRTT 150 ms on a 50 ms path: beta_e = 2/3 > b(1000) = 0.33.
         let mut cc = measured(1000, EhstcpParams::PAPER, 130, 20);
         cc.on_congestion(&CongestionEvent::default());
-        assert!(cc.cwnd().abs_diff(1000 * MSS / 3) <= 1, "{}", cc.cwnd());
+        assert!(cc.state().cwnd.abs_diff(1000 * MSS / 3) <= 1, "{}", cc.state().cwnd);
         exit_recovery(&mut cc, 1300);
-        assert_ne!(cc.phase(), "safety_check");
+        assert_ne!(cc.state().phase, "safety_check");
     }
 }

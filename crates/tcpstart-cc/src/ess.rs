@@ -132,7 +132,7 @@ impl Ess {
     /// Leaves slow start with the current window.
     fn exit(&mut self) {
         self.stop();
-        let cwnd = self.reno.cwnd();
+        let cwnd = self.reno.state().cwnd;
         self.reno.set_window(cwnd, cwnd);
     }
 
@@ -154,9 +154,9 @@ impl Ess {
         let too_slow = ev.min_rtt.is_some_and(|m| est.t2.as_secs_f64() > self.rtt_limit * m.as_secs_f64());
         match est.cwnd_max {
             _ if too_slow => self.exit(),
-            Some(max) if self.reno.cwnd() >= max => self.exit(),
+            Some(max) if self.reno.state().cwnd >= max => self.exit(),
             Some(max) => {
-                self.reno.set_window(max, self.reno.ssthresh());
+                self.reno.set_window(max, self.reno.state().ssthresh);
                 self.selection = Selection::Next;
             }
             None => self.selection = Selection::Next,
@@ -211,7 +211,7 @@ impl CongestionControl for Ess {
         self.reno.on_rto(ev);
     }
 
-    window_from_reno!(phase_and_recovery_exit);
+    window_from_reno!(state_and_recovery_exit);
 }
 
 #[cfg(test)]
@@ -265,9 +265,9 @@ mod tests {
         assert!((est.rate.unwrap() - 1.0e6).abs() < 1e-3, "{est:?}");
         assert_eq!(est.cwnd_max, Some(102_000));
         // Five ACKs of slow start took cwnd to 9 segments; the cycle end raises it to cwnd_max.
-        assert_eq!(cc.cwnd(), 102_000);
+        assert_eq!(cc.state().cwnd, 102_000);
         assert!(cc.is_active());
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]
@@ -284,9 +284,9 @@ mod tests {
         ack(&mut cc, 302.0, 10_000, 3 * MSS, 100);
         assert_eq!(cc.last_estimate().unwrap().cwnd_max, Some(20_000));
         assert!(!cc.is_active());
-        assert_eq!(cc.cwnd(), 105_000);
-        assert_eq!(cc.ssthresh(), 105_000);
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!(cc.state().cwnd, 105_000);
+        assert_eq!(cc.state().ssthresh, 105_000);
+        assert_eq!(cc.state().phase, "congestion_avoidance");
     }
 
     #[test]
@@ -296,8 +296,8 @@ mod tests {
         figure3(&mut cc, 50);
         assert!(!cc.is_active());
         // cwnd is the exponential growth only: 4 + 5 ACKs.
-        assert_eq!(cc.cwnd(), 9 * MSS);
-        assert_eq!(cc.ssthresh(), 9 * MSS);
+        assert_eq!(cc.state().cwnd, 9 * MSS);
+        assert_eq!(cc.state().ssthresh, 9 * MSS);
         // Exactly twice the minimum RTT is still allowed (the rule is "greater than").
         let mut at_limit = ess(4);
         figure3(&mut at_limit, 51);
@@ -320,7 +320,7 @@ mod tests {
         let est = cc.last_estimate().unwrap();
         assert_eq!((est.rate, est.cwnd_max), (None, None));
         assert!(cc.is_active());
-        assert_eq!(cc.cwnd(), 4 * MSS);
+        assert_eq!(cc.state().cwnd, 4 * MSS);
     }
 
     #[test]
@@ -349,13 +349,13 @@ mod tests {
         figure3(&mut cc, 100);
         cc.on_congestion(&CongestionEvent { flight_size: 40 * MSS, ..Default::default() });
         assert!(!cc.is_active());
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (20 * MSS, 20 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (20 * MSS, 20 * MSS));
         cc.on_recovery_exit(&RecoveryExitEvent::default());
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!(cc.state().phase, "congestion_avoidance");
         // A later cycle-like ACK pattern changes nothing: ESS is over.
         sent(&mut cc, 300.0, 50_000);
         ack(&mut cc, 400.0, 51_000, MSS, 100);
-        assert!(cc.cwnd() <= 20 * MSS + MSS);
+        assert!(cc.state().cwnd <= 20 * MSS + MSS);
     }
 
     #[test]
@@ -364,6 +364,6 @@ mod tests {
         ack(&mut cc, 100.0, 1000, MSS, 100);
         cc.on_rto(&RtoEvent { flight_size: 20 * MSS, consecutive: 1, ..Default::default() });
         assert!(!cc.is_active());
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 10 * MSS));
     }
 }

@@ -336,11 +336,15 @@ mod tests {
         let mut cc = hstcp(Response::RFC3649.with_linux_table(), 1000);
         cc.on_congestion(&CongestionEvent { flight_size: 400 * MSS, ..Default::default() });
         // In bytes the product is not floored to whole segments: 675.78 segments.
-        assert!(cc.ssthresh().abs_diff(676 * MSS) < MSS, "{}", cc.ssthresh());
-        assert_eq!(cc.cwnd(), cc.ssthresh());
+        assert!(cc.state().ssthresh.abs_diff(676 * MSS) < MSS, "{}", cc.state().ssthresh);
+        assert_eq!(cc.state().cwnd, cc.state().ssthresh);
         let mut rfc = hstcp(Response::RFC3649, 1058);
         rfc.on_congestion(&CongestionEvent::default());
-        assert!(rfc.cwnd().abs_diff((1058.0 * MSS as f64 * (1.0 - 0.3269452)) as u64) <= 1, "{}", rfc.cwnd());
+        assert!(
+            rfc.state().cwnd.abs_diff((1058.0 * MSS as f64 * (1.0 - 0.3269452)) as u64) <= 1,
+            "{}",
+            rfc.state().cwnd
+        );
     }
 
     #[test]
@@ -351,10 +355,10 @@ mod tests {
             cc.on_ack(&ack(MSS));
             reno.on_ack(&ack(MSS));
         }
-        assert_eq!(cc.cwnd(), reno.cwnd());
+        assert_eq!(cc.state().cwnd, reno.state().cwnd);
         cc.on_congestion(&CongestionEvent::default());
-        assert_eq!(cc.ssthresh(), cc.cwnd());
-        assert_eq!(cc.cwnd(), reno.cwnd() / 2, "b = 0.5");
+        assert_eq!(cc.state().ssthresh, cc.state().cwnd);
+        assert_eq!(cc.state().cwnd, reno.state().cwnd / 2, "b = 0.5");
     }
 
     #[test]
@@ -364,21 +368,21 @@ mod tests {
         for _ in 0..1000 {
             cc.on_ack(&ack(MSS));
         }
-        assert!(cc.cwnd() >= 1007 * MSS && cc.cwnd() <= 1008 * MSS, "{}", cc.cwnd());
+        assert!(cc.state().cwnd >= 1007 * MSS && cc.state().cwnd <= 1008 * MSS, "{}", cc.state().cwnd);
         // Per ACK, not per byte: the same number of delayed ACKs covering two segments grows the same.
         let mut delayed = hstcp(Response::RFC3649.with_linux_table(), 1000);
         for _ in 0..1000 {
             delayed.on_ack(&ack(2 * MSS));
         }
-        assert_eq!(delayed.cwnd(), cc.cwnd());
+        assert_eq!(delayed.state().cwnd, cc.state().cwnd);
     }
 
     #[test]
     fn timeout_collapses_to_one_segment_with_hstcp_ssthresh() {
         let mut cc = hstcp(Response::RFC3649.with_linux_table(), 1000);
         cc.on_rto(&RtoEvent { consecutive: 1, ..Default::default() });
-        assert_eq!(cc.cwnd(), MSS);
-        assert!(cc.ssthresh().abs_diff(676 * MSS) < MSS, "{}", cc.ssthresh());
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().cwnd, MSS);
+        assert!(cc.state().ssthresh.abs_diff(676 * MSS) < MSS, "{}", cc.state().ssthresh);
+        assert_eq!(cc.state().phase, "slow_start");
     }
 }

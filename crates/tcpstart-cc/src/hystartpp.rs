@@ -519,25 +519,25 @@ mod tests {
         };
         feed(&mut cc, 100);
         feed(&mut cc, 120);
-        assert_eq!((cc.cwnd(), cc.phase()), (26 * MSS, "conservative_slow_start"));
+        assert_eq!((cc.state().cwnd, cc.state().phase), (26 * MSS, "conservative_slow_start"));
         feed(&mut cc, 120);
-        assert_eq!(cc.cwnd(), 28 * MSS, "8 ACKs in CSS: 8 x MSS / 4");
+        assert_eq!(cc.state().cwnd, 28 * MSS, "8 ACKs in CSS: 8 x MSS / 4");
         for _ in 0..3 {
             feed(&mut cc, 120);
         }
-        assert_eq!(cc.cwnd(), 34 * MSS);
+        assert_eq!(cc.state().cwnd, 34 * MSS);
         feed(&mut cc, 120); // its first ACK ends the fifth CSS round
-        assert_eq!(cc.ssthresh(), 34 * MSS);
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!(cc.state().ssthresh, 34 * MSS);
+        assert_eq!(cc.state().phase, "congestion_avoidance");
         // After a loss and a timeout, slow start is the standard one: no CSS however high the RTT.
         cc.on_congestion(&CongestionEvent { flight_size: 20 * MSS, ..Default::default() });
         cc.on_rto(&RtoEvent { flight_size: 20 * MSS, consecutive: 1, ..Default::default() });
         for rtt in [100, 200, 400] {
             feed(&mut cc, rtt);
-            assert_ne!(cc.phase(), "conservative_slow_start");
+            assert_ne!(cc.state().phase, "conservative_slow_start");
         }
         // Full growth from 1 MSS up to ssthresh (10 MSS), then congestion avoidance.
-        assert!(cc.cwnd() >= 10 * MSS && cc.cwnd() < 12 * MSS, "{}", cc.cwnd());
+        assert!(cc.state().cwnd >= 10 * MSS && cc.state().cwnd < 12 * MSS, "{}", cc.state().cwnd);
     }
 
     #[test]

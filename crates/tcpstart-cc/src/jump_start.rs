@@ -26,7 +26,7 @@
 //! No jump happens when the handshake gave no RTT sample (a retransmitted SYN: nothing to pace
 //! over) or when there is nothing to send; the connection then slow-starts from the initial window.
 
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
@@ -140,7 +140,10 @@ impl CongestionControl for JumpStart {
         let unpaced = self.unpaced_within_iw && jump_bytes <= self.initial_cwnd;
         // The sender spaces paced segments by payload size / rate, so D bytes take one RTT.
         self.jump_rate = (!unpaced).then(|| jump_bytes as f64 / rtt.as_secs_f64());
-        self.reno.set_window(jump_bytes.max(self.initial_cwnd), self.reno.ssthresh());
+        // The window in whole segments, as the kernel counts it: D bytes go out as ceil(D / MSS)
+        // segments, and a sender that counts packets would hold back the short last one.
+        let window = jump_bytes.div_ceil(self.mss) * self.mss;
+        self.reno.set_window(window.max(self.initial_cwnd), self.reno.state().ssthresh);
     }
 
     fn on_sent(&mut self, ev: &SentEvent) {
@@ -186,16 +189,11 @@ impl CongestionControl for JumpStart {
     }
 
     window_from_reno!();
-    fn pacing_rate(&self) -> Option<f64> {
+    fn state(&self) -> CcState {
+        let reno = self.reno.state();
         match self.state {
-            State::Jump => self.jump_rate,
-            State::Handshake | State::Normal => None,
-        }
-    }
-    fn phase(&self) -> &'static str {
-        match self.state {
-            State::Jump => "jump",
-            State::Handshake | State::Normal => self.reno.phase(),
+            State::Jump => CcState { pacing_rate: self.jump_rate, phase: "jump", ..reno },
+            State::Handshake | State::Normal => reno,
         }
     }
 }
@@ -242,12 +240,13 @@ mod tests {
         let mut data = js(false);
         established(&mut data, 50 * MSS + 1, 1_000_000);
         assert_eq!(data.jump_bytes(), 50 * MSS + 1);
-        assert_eq!(data.cwnd(), 50 * MSS + 1);
+        // 50 segments and one byte take 51 segments of window.
+        assert_eq!(data.state().cwnd, 51 * MSS);
         let mut window = js(false);
         // 65 535-byte window: 65 whole segments of 1000 bytes.
         established(&mut window, u64::MAX, 65_535);
         assert_eq!(window.jump_bytes(), 65 * MSS);
-        assert_eq!(window.phase(), "jump");
+        assert_eq!(window.state().phase, "jump");
     }
 
     #[test]
@@ -255,7 +254,7 @@ mod tests {
         let mut cc = js(false);
         established(&mut cc, 50 * MSS, 1_000_000);
         // 50 segments of 1000 bytes in 100 ms: 500 000 B/s, one every 2 ms.
-        let rate = cc.pacing_rate().unwrap();
+        let rate = cc.state().pacing_rate.unwrap();
         assert!((rate - 500_000.0).abs() < 1e-6, "{rate}");
         let gap = MSS as f64 / rate;
         assert!((gap - 0.002).abs() < 1e-12, "{gap}");
@@ -266,11 +265,11 @@ mod tests {
         let mut cc = js(false);
         established(&mut cc, 10 * MSS, 1_000_000);
         send_new(&mut cc, 9);
-        assert_eq!(cc.phase(), "jump");
+        assert_eq!(cc.state().phase, "jump");
         send_new(&mut cc, 1);
-        assert_eq!(cc.pacing_rate(), None);
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (10 * MSS, 10 * MSS));
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!(cc.state().pacing_rate, None);
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (10 * MSS, 10 * MSS));
+        assert_eq!(cc.state().phase, "congestion_avoidance");
     }
 
     #[test]
@@ -279,10 +278,10 @@ mod tests {
         established(&mut cc, 100 * MSS, 1_000_000);
         send_new(&mut cc, 40);
         ack(&mut cc, MSS, MSS);
-        assert_eq!(cc.pacing_rate(), None);
+        assert_eq!(cc.state().pacing_rate, None);
         // cwnd = the 40 segments sent, then one congestion-avoidance increase of MSS^2 / cwnd.
-        assert_eq!(cc.ssthresh(), 40 * MSS);
-        assert_eq!(cc.cwnd(), 40 * MSS + MSS / 40);
+        assert_eq!(cc.state().ssthresh, 40 * MSS);
+        assert_eq!(cc.state().cwnd, 40 * MSS + MSS / 40);
     }
 
     #[test]
@@ -294,14 +293,14 @@ mod tests {
         cc.on_ack(&AckEvent { now: at(201), snd_una: 10 * MSS, ..Default::default() });
         // Detection halves the flight of 90 segments, per normal TCP.
         cc.on_congestion(&CongestionEvent { now: at(202), flight_size: 90 * MSS, high_data: 100 * MSS });
-        assert_eq!(cc.cwnd(), 45 * MSS);
+        assert_eq!(cc.state().cwnd, 45 * MSS);
         // 30 segments retransmitted: (D - R) / 2 = (100 - 30) / 2 = 35 segments.
         cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 30 * MSS, bytes_in_flight: 0 });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (35 * MSS, 35 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (35 * MSS, 35 * MSS));
         // A second recovery is a normal one.
         cc.on_congestion(&CongestionEvent { now: at(500), flight_size: 36 * MSS, high_data: 140 * MSS });
         cc.on_recovery_exit(&RecoveryExitEvent { now: at(600), retransmitted_bytes: 30 * MSS, bytes_in_flight: 0 });
-        assert_eq!(cc.cwnd(), 18 * MSS);
+        assert_eq!(cc.state().cwnd, 18 * MSS);
     }
 
     #[test]
@@ -313,9 +312,9 @@ mod tests {
         // Only 10 segments were in flight: NewReno leaves 5 during recovery; at its end
         // (D - R) / 2 = (100 - 2) / 2 = 49 segments.
         cc.on_congestion(&CongestionEvent { now: at(202), flight_size: 10 * MSS, high_data: 100 * MSS });
-        assert_eq!(cc.cwnd(), 5 * MSS);
+        assert_eq!(cc.state().cwnd, 5 * MSS);
         cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 2 * MSS, bytes_in_flight: 0 });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (49 * MSS, 49 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (49 * MSS, 49 * MSS));
     }
 
     #[test]
@@ -326,7 +325,7 @@ mod tests {
         ack(&mut cc, 0, 0);
         cc.on_congestion(&CongestionEvent { now: at(202), flight_size: 4 * MSS, high_data: 4 * MSS });
         cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 5 * MSS, bytes_in_flight: 0 });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (2 * MSS, 2 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (2 * MSS, 2 * MSS));
     }
 
     #[test]
@@ -337,7 +336,7 @@ mod tests {
         ack(&mut cc, 10 * MSS, 10 * MSS);
         cc.on_congestion(&CongestionEvent { now: at(300), flight_size: 20 * MSS, high_data: 30 * MSS });
         cc.on_recovery_exit(&RecoveryExitEvent { now: at(400), retransmitted_bytes: 9 * MSS, bytes_in_flight: 0 });
-        assert_eq!(cc.cwnd(), 10 * MSS, "NewReno's FlightSize / 2, not (D - R) / 2 = 0.5 segment");
+        assert_eq!(cc.state().cwnd, 10 * MSS, "NewReno's FlightSize / 2, not (D - R) / 2 = 0.5 segment");
     }
 
     #[test]
@@ -346,23 +345,23 @@ mod tests {
         established(&mut cc, 100 * MSS, 1_000_000);
         send_new(&mut cc, 20);
         cc.on_rto(&RtoEvent { now: at(1100), flight_size: 20 * MSS, consecutive: 1 });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 10 * MSS));
-        assert_eq!(cc.pacing_rate(), None);
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 10 * MSS));
+        assert_eq!(cc.state().pacing_rate, None);
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]
     fn footnote_3_sends_an_initial_window_sized_jump_unpaced() {
         let mut paced = js(false);
         established(&mut paced, 2 * MSS, 1_000_000);
-        assert!(paced.pacing_rate().is_some(), "the paper paces even two packets");
+        assert!(paced.state().pacing_rate.is_some(), "the paper paces even two packets");
         let mut unpaced = js(true);
         established(&mut unpaced, 2 * MSS, 1_000_000);
-        assert_eq!(unpaced.pacing_rate(), None);
-        assert_eq!(unpaced.cwnd(), IW);
+        assert_eq!(unpaced.state().pacing_rate, None);
+        assert_eq!(unpaced.state().cwnd, IW);
         let mut large = js(true);
         established(&mut large, 4 * MSS, 1_000_000);
-        assert!(large.pacing_rate().is_some(), "4 segments do not fit in IW 3");
+        assert!(large.state().pacing_rate.is_some(), "4 segments do not fit in IW 3");
     }
 
     #[test]
@@ -375,7 +374,7 @@ mod tests {
             rwnd: 1 << 20,
             quick_start_rate: None,
         });
-        assert_eq!((cc.cwnd(), cc.pacing_rate()), (IW, None));
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!((cc.state().cwnd, cc.state().pacing_rate), (IW, None));
+        assert_eq!(cc.state().phase, "slow_start");
     }
 }

@@ -30,7 +30,7 @@ pub mod suss;
 pub mod swift_start;
 pub mod time;
 
-pub use controller::{CongestionControl, ControllerFailure, PartialAckPolicy};
+pub use controller::{Capabilities, CcState, CongestionControl, ControllerFailure, PartialAckPolicy};
 pub use events::{
     AckEvent, AckTimestamps, CongestionEvent, EstablishedEvent, RateSample, RecoveryExitEvent, RtoEvent, SentEvent,
 };

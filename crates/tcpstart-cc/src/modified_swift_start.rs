@@ -200,14 +200,14 @@ mod tests {
         }
         // The paper's first pair: RTT 0.11674 s, gap 7.772 ms -> 1460 x 0.11674 / 0.007772 = 21 930.
         cc.on_ack(&ack(116_740, 2, Some(7_772)));
-        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 21_930));
-        assert!((cc.pacing_rate().unwrap() - 21_930.0 / 0.11674).abs() < 1e-6);
+        assert_eq!((cc.state().phase, cc.state().cwnd), ("pacing", 21_930));
+        assert!((cc.state().pacing_rate.unwrap() - 21_930.0 / 0.11674).abs() < 1e-6);
         // The second pair's echo replaces the estimate: RTT 0.13228 s -> 24 849 (paper: 24 849).
         cc.on_ack(&ack(132_280, 4, Some(7_772)));
-        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 24_849));
+        assert_eq!((cc.state().phase, cc.state().cwnd), ("pacing", 24_849));
         // Pacing ends with the first ACK beyond what was sent when it began; slow start follows.
         cc.on_ack(&AckEvent { snd_nxt: 30 * MSS, ..ack(250_000, 5, None) });
-        assert_eq!((cc.phase(), cc.pacing_rate()), ("slow_start", None));
+        assert_eq!((cc.state().phase, cc.state().pacing_rate), ("slow_start", None));
     }
 
     #[test]
@@ -217,11 +217,11 @@ mod tests {
         cc.on_sent(&sent(0, 0));
         // 1460 x 0.01 / 0.005 = 2920 bytes: less than the four-segment window.
         cc.on_ack(&ack(10_000, 2, Some(5_000)));
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
         let mut cc = build("modified-swift-start", &BTreeMap::new(), &cfg).unwrap();
         cc.on_sent(&sent(0, 0));
         cc.on_sent(&SentEvent { is_retransmission: true, ..sent(1_000_000, 0) });
         cc.on_ack(&ack(1_100_000, 2, Some(100)));
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
     }
 }

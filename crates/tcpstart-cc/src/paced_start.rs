@@ -21,7 +21,7 @@
 //!
 //! Each algorithm is a [`Probe`] wrapped in [`PacedStart`]; its module registers it.
 
-use crate::controller::CongestionControl;
+use crate::controller::{CcState, CongestionControl};
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::CcConfig;
 use crate::reno::{Reno, RenoVariant};
@@ -130,7 +130,7 @@ impl<P: Probe> PacedStart<P> {
                     self.stage = Stage::Done;
                     return;
                 }
-                self.reno = Self::reno(self.mss, plan.window, self.reno.ssthresh());
+                self.reno = Self::reno(self.mss, plan.window, self.reno.state().ssthresh);
                 let round_start = match self.stage {
                     Stage::Pacing { round_start, .. } => round_start,
                     _ => snd_nxt,
@@ -178,7 +178,7 @@ impl<P: Probe> CongestionControl for PacedStart<P> {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        let before = self.reno.cwnd();
+        let before = self.reno.state().cwnd;
         let (probing, grows) = match self.stage {
             Stage::Measuring => (true, true),
             Stage::Pacing { plan, .. } => (true, plan.endless),
@@ -194,7 +194,7 @@ impl<P: Probe> CongestionControl for PacedStart<P> {
         if !probing {
             return;
         }
-        let d = self.probe.on_ack(ev, Windows { before, after: self.reno.cwnd() });
+        let d = self.probe.on_ack(ev, Windows { before, after: self.reno.state().cwnd });
         if let Stage::Pacing { plan, round_start } = self.stage {
             if !plan.endless && plan.end_seq.is_none() && ev.snd_una > round_start {
                 self.stage = Stage::Done;
@@ -218,25 +218,14 @@ impl<P: Probe> CongestionControl for PacedStart<P> {
         self.reno.on_rto(ev);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh()
-    }
-    fn pacing_rate(&self) -> Option<f64> {
+    fn state(&self) -> CcState {
+        let reno = self.reno.state();
         match self.stage {
             Stage::Pacing { plan, .. } => {
-                let window = if plan.endless { self.reno.cwnd() } else { plan.window };
-                Some(window as f64 / plan.rtt.as_secs_f64())
+                let window = if plan.endless { reno.cwnd } else { plan.window };
+                CcState { pacing_rate: Some(window as f64 / plan.rtt.as_secs_f64()), phase: "pacing", ..reno }
             }
-            _ => None,
-        }
-    }
-    fn phase(&self) -> &'static str {
-        match self.stage {
-            Stage::Pacing { .. } => "pacing",
-            _ => self.reno.phase(),
+            _ => reno,
         }
     }
     fn segment_mark(&mut self, seq: u64) -> u8 {

@@ -96,25 +96,25 @@ mod tests {
     fn six_segments_paced_over_the_rtt_of_the_first_ack_then_slow_start() {
         let cfg = CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX };
         let mut cc = build("pacing-only", &BTreeMap::new(), &cfg).unwrap();
-        assert_eq!(cc.cwnd(), 4 * MSS);
+        assert_eq!(cc.state().cwnd, 4 * MSS);
         for seg in 0..4 {
             cc.on_sent(&sent(100, seg));
         }
         cc.on_ack(&ack(400, 2, 2, 4));
         // RTT 300 ms from the first data segment: 6000 bytes / 0.3 s.
-        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 6 * MSS));
-        assert!((cc.pacing_rate().unwrap() - 20_000.0).abs() < 1e-9);
+        assert_eq!((cc.state().phase, cc.state().cwnd), ("pacing", 6 * MSS));
+        assert!((cc.state().pacing_rate.unwrap() - 20_000.0).abs() < 1e-9);
         cc.on_ack(&ack(401, 2, 4, 4));
-        assert_eq!(cc.cwnd(), 6 * MSS, "no growth while pacing");
+        assert_eq!(cc.state().cwnd, 6 * MSS, "no growth while pacing");
         for seg in 4..9 {
             cc.on_sent(&sent(401 + 50 * (seg - 4), seg));
-            assert_eq!(cc.phase(), "pacing");
+            assert_eq!(cc.state().phase, "pacing");
         }
         // The sixth paced segment (4 + 6 = 10 segments sent) ends pacing.
         cc.on_sent(&sent(651, 9));
-        assert_eq!((cc.phase(), cc.pacing_rate()), ("slow_start", None));
+        assert_eq!((cc.state().phase, cc.state().pacing_rate), ("slow_start", None));
         cc.on_ack(&ack(701, 2, 6, 10));
-        assert_eq!(cc.cwnd(), 7 * MSS);
+        assert_eq!(cc.state().cwnd, 7 * MSS);
     }
 
     #[test]
@@ -124,7 +124,7 @@ mod tests {
         cc.on_sent(&sent(0, 0));
         cc.on_sent(&SentEvent { is_retransmission: true, ..sent(1000, 0) });
         cc.on_ack(&ack(1300, 1, 1, 1));
-        assert!(cc.pacing_rate().is_none());
-        assert_eq!(cc.cwnd(), 5 * MSS);
+        assert!(cc.state().pacing_rate.is_none());
+        assert_eq!(cc.state().cwnd, 5 * MSS);
     }
 }

@@ -28,7 +28,7 @@
 //!   procedures that would have been used without Quick-Start"), the window is half of what
 //!   the path delivered of the Quick-Start window before the loss was detected.
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::controller::{Capabilities, CcState, CongestionControl};
 use crate::cubic::{self, Cubic};
 use crate::events::{AckEvent, CongestionEvent, EstablishedEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::registry::{AlgorithmInfo, ParamSpec, Params, Registration};
@@ -80,7 +80,7 @@ impl Host for Reno {
 impl Host for Cubic {
     fn set_window(&mut self, cwnd: u64, ssthresh: u64) {
         // CUBIC counts packets; its byte window is packets x MSS exactly.
-        let mss = self.cwnd() / self.packets().0.max(1);
+        let mss = self.state().cwnd / self.packets().0.max(1);
         let ssthresh = if ssthresh == u64::MAX { u64::MAX } else { (ssthresh / mss).max(2) };
         self.set_packets(cwnd / mss, ssthresh);
     }
@@ -173,8 +173,13 @@ impl<H: Host> CongestionControl for QuickStart<H> {
         self.name
     }
 
-    fn quick_start_request(&self) -> Option<f64> {
-        Some(self.request)
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            partial_ack_policy: self.host.capabilities().partial_ack_policy,
+            uses_rate_samples: false,
+            quick_start_request: Some(self.request),
+            ..Capabilities::default()
+        }
     }
 
     fn on_established(&mut self, ev: &EstablishedEvent) {
@@ -183,10 +188,10 @@ impl<H: Host> CongestionControl for QuickStart<H> {
         let (Some(rate), Some(rtt)) = (ev.quick_start_rate, ev.handshake_rtt) else { return };
         let wire_share = self.mss as f64 / (self.mss + HEADER_BYTES) as f64;
         let window = (rate * rtt.as_secs_f64() * wire_share) as u64 / self.mss * self.mss;
-        if window <= self.host.cwnd() || rtt.is_zero() {
+        if window <= self.host.state().cwnd || rtt.is_zero() {
             return;
         }
-        let ssthresh = self.host.ssthresh();
+        let ssthresh = self.host.state().ssthresh;
         self.host.set_window(window, ssthresh);
         self.phase = Phase::Paced { window, rate: window as f64 / rtt.as_secs_f64() };
         self.qs_end = window;
@@ -204,7 +209,7 @@ impl<H: Host> CongestionControl for QuickStart<H> {
                 return;
             }
             // The first ACK of a Quick-Start packet: the window is what was sent of it.
-            let ssthresh = self.host.ssthresh();
+            let ssthresh = self.host.state().ssthresh;
             self.host.set_window(self.snd_nxt.min(window).max(self.mss), ssthresh);
             self.phase = Phase::Off;
         }
@@ -231,32 +236,12 @@ impl<H: Host> CongestionControl for QuickStart<H> {
         self.host.on_rto(ev);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.host.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.host.ssthresh()
-    }
-    fn pacing_rate(&self) -> Option<f64> {
+    fn state(&self) -> CcState {
+        let host = self.host.state();
         match self.phase {
-            Phase::Paced { rate, .. } => Some(rate),
-            _ => self.host.pacing_rate(),
+            Phase::Paced { rate, .. } => CcState { pacing_rate: Some(rate), phase: "quick_start", ..host },
+            _ => host,
         }
-    }
-    fn in_slow_start(&self) -> bool {
-        self.host.in_slow_start()
-    }
-    fn phase(&self) -> &'static str {
-        match self.phase {
-            Phase::Paced { .. } => "quick_start",
-            _ => self.host.phase(),
-        }
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        self.host.partial_ack_policy()
-    }
-    fn uses_rate_samples(&self) -> bool {
-        false
     }
 }
 
@@ -319,7 +304,8 @@ mod tests {
         let cc = |mbps: f64| {
             let p = Params::from([("request_mbps", mbps), ("abc", 2.0)]);
             (NEWRENO_QUICK_START.build)(&p, &CcConfig { mss: MSS, initial_cwnd: 10 * MSS, initial_ssthresh: u64::MAX })
-                .quick_start_request()
+                .capabilities()
+                .quick_start_request
         };
         assert_eq!(cc(0.0), Some(1_310_720_000.0 / 8.0), "0: the largest step");
         assert_eq!(cc(15.0), Some(10_240_000.0 / 8.0));
@@ -332,16 +318,16 @@ mod tests {
         // Code 7: 5.12 Mbit/s = 640 000 B/s; over 100 ms with 40 header bytes per 1000:
         // 64 000 x 1000 / 1040 = 61 538 B, 61 segments.
         established(&mut cc, Some(7));
-        assert_eq!(cc.cwnd(), 61 * MSS);
+        assert_eq!(cc.state().cwnd, 61 * MSS);
         assert_eq!(cc.qs_phase(), Phase::Paced { window: 61 * MSS, rate: 610_000.0 });
-        assert_eq!((cc.pacing_rate(), cc.phase()), (Some(610_000.0), "quick_start"));
+        assert_eq!((cc.state().pacing_rate, cc.state().phase), (Some(610_000.0), "quick_start"));
         for seg in 0..61 {
             send(&mut cc, 100 + seg * 100 / 61, seg);
         }
         // The first ACK of a Quick-Start packet ends the phase; slow start goes on from the window.
         cc.on_ack(&ack(200, 1, 1, 61));
-        assert_eq!((cc.qs_phase(), cc.pacing_rate(), cc.phase()), (Phase::Off, None, "slow_start"));
-        assert_eq!(cc.cwnd(), 62 * MSS);
+        assert_eq!((cc.qs_phase(), cc.state().pacing_rate, cc.state().phase), (Phase::Off, None, "slow_start"));
+        assert_eq!(cc.state().cwnd, 62 * MSS);
     }
 
     #[test]
@@ -353,7 +339,7 @@ mod tests {
             send(&mut cc, 100, seg);
         }
         cc.on_ack(&ack(200, 1, 1, 20));
-        assert_eq!(cc.cwnd(), 21 * MSS, "20 sent, plus slow start's growth for the ACK");
+        assert_eq!(cc.state().cwnd, 21 * MSS, "20 sent, plus slow start's growth for the ACK");
     }
 
     #[test]
@@ -362,14 +348,18 @@ mod tests {
             // Code 3: 320 kbit/s x 100 ms = 4 kB, below the initial window.
             let mut cc = newreno();
             established(&mut cc, code);
-            assert_eq!((cc.qs_phase(), cc.cwnd(), cc.pacing_rate()), (Phase::Off, 10 * MSS, None), "{code:?}");
+            assert_eq!(
+                (cc.qs_phase(), cc.state().cwnd, cc.state().pacing_rate),
+                (Phase::Off, 10 * MSS, None),
+                "{code:?}"
+            );
             cc.on_ack(&ack(200, 1, 1, 10));
-            assert_eq!(cc.cwnd(), 11 * MSS);
+            assert_eq!(cc.state().cwnd, 11 * MSS);
         }
         // No RTT from the handshake (a retransmitted SYN): nothing to size the window by.
         let mut cc = newreno();
         cc.on_established(&EstablishedEvent { quick_start_rate: Some(1e6), ..Default::default() });
-        assert_eq!((cc.qs_phase(), cc.cwnd()), (Phase::Off, 10 * MSS));
+        assert_eq!((cc.qs_phase(), cc.state().cwnd), (Phase::Off, 10 * MSS));
     }
 
     #[test]
@@ -383,13 +373,13 @@ mod tests {
         cc.on_ack(&ack(200, 30, 30, 61));
         cc.on_ack(&ack(201, 30, 0, 61));
         cc.on_congestion(&CongestionEvent { now: at_ms(202), flight_size: 31 * MSS, high_data: 61 * MSS });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (15 * MSS, 15 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (15 * MSS, 15 * MSS));
         assert_eq!(cc.qs_phase(), Phase::Off);
         // A later loss is the host's alone.
         cc.on_recovery_exit(&RecoveryExitEvent::default());
         cc.on_ack(&ack(400, 61, 31, 61));
         cc.on_congestion(&CongestionEvent { now: at_ms(500), flight_size: 40 * MSS, high_data: 100 * MSS });
-        assert_eq!(cc.ssthresh(), 20 * MSS, "NewReno: half the flight size");
+        assert_eq!(cc.state().ssthresh, 20 * MSS, "NewReno: half the flight size");
     }
 
     #[test]
@@ -397,7 +387,7 @@ mod tests {
         let mut cc = newreno();
         established(&mut cc, Some(7));
         cc.on_rto(&RtoEvent { now: at_ms(1100), flight_size: 61 * MSS, consecutive: 1 });
-        assert_eq!((cc.qs_phase(), cc.cwnd(), cc.pacing_rate()), (Phase::Off, MSS, None));
+        assert_eq!((cc.qs_phase(), cc.state().cwnd, cc.state().pacing_rate), (Phase::Off, MSS, None));
     }
 
     #[test]
@@ -410,6 +400,6 @@ mod tests {
             quick_start_rate: Some(640_000.0),
             ..Default::default()
         });
-        assert_eq!((cc.cwnd(), cc.ssthresh(), cc.phase()), (61 * MSS, u64::MAX, "quick_start"));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh, cc.state().phase), (61 * MSS, u64::MAX, "quick_start"));
     }
 }

@@ -356,7 +356,7 @@ mod tests {
         for info in algorithms() {
             let cc = build(info.name, &BTreeMap::new(), &cfg()).unwrap();
             assert_eq!(cc.name(), info.name);
-            assert!(cc.cwnd() >= 1000);
+            assert!(cc.state().cwnd >= 1000);
         }
     }
 }

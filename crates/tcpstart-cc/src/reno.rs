@@ -21,7 +21,7 @@
 //! `hystartpp.rs`) the slow-start growth computed above is handed to it per ACK, and it decides
 //! whether that growth applies in full, divided (Conservative Slow Start), or slow start ends.
 
-use crate::controller::{CongestionControl, PartialAckPolicy};
+use crate::controller::{Capabilities, CcState, CongestionControl, PartialAckPolicy};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent};
 use crate::hystartpp::{HyStartPlusPlus, Phase, SlowStartStep};
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
@@ -58,28 +58,26 @@ pub const NEWRENO: Registration = Registration {
     receiver_hook: None,
 };
 
-/// The window accessors of a controller that keeps its window in an embedded [`Reno`] field
-/// `reno` (start-up algorithms that hand over to Reno's AIMD). With `phase_and_recovery_exit`,
-/// the phase and the end of recovery are Reno's as well.
+/// For a controller that keeps its window in an embedded [`Reno`] field `reno` (start-up
+/// algorithms that hand over to Reno's AIMD): Reno's partial-ACK policy, with the trait's other
+/// capabilities. With `state_and_recovery_exit`, the state (window, phase) and the end of
+/// recovery are Reno's as well.
 macro_rules! window_from_reno {
-    (phase_and_recovery_exit) => {
+    (state_and_recovery_exit) => {
         $crate::reno::window_from_reno!();
-        fn phase(&self) -> &'static str {
-            self.reno.phase()
+        fn state(&self) -> $crate::controller::CcState {
+            self.reno.state()
         }
         fn on_recovery_exit(&mut self, ev: &$crate::events::RecoveryExitEvent) {
             self.reno.on_recovery_exit(ev);
         }
     };
     () => {
-        fn cwnd(&self) -> u64 {
-            self.reno.cwnd()
-        }
-        fn ssthresh(&self) -> u64 {
-            self.reno.ssthresh()
-        }
-        fn partial_ack_policy(&self) -> $crate::controller::PartialAckPolicy {
-            self.reno.partial_ack_policy()
+        fn capabilities(&self) -> $crate::controller::Capabilities {
+            $crate::controller::Capabilities {
+                partial_ack_policy: self.reno.capabilities().partial_ack_policy,
+                ..Default::default()
+            }
         }
     };
 }
@@ -264,14 +262,8 @@ impl CongestionControl for Reno {
         self.timeout(ev, self.halved(ev.flight_size));
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-    fn phase(&self) -> &'static str {
-        if self.in_recovery {
+    fn state(&self) -> CcState {
+        let phase = if self.in_recovery {
             "recovery"
         } else if self.cwnd < self.ssthresh {
             match self.hystartpp.as_ref().map(HyStartPlusPlus::phase) {
@@ -280,22 +272,18 @@ impl CongestionControl for Reno {
             }
         } else {
             "congestion_avoidance"
-        }
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        match self.variant {
-            RenoVariant::Reno => PartialAckPolicy::EndsRecovery,
-            RenoVariant::NewReno => PartialAckPolicy::StayInRecovery,
-        }
+        };
+        CcState::window(self.cwnd, self.ssthresh, phase)
     }
     /// Reno grows on ACKs only (HyStart++ too counts ACKs): `on_sent` and `segment_mark` are
-    /// the trait's defaults.
-    fn observes_sends(&self) -> bool {
-        false
-    }
-    /// Reno (and HyStart++) read the bytes acknowledged and the RTT, not the delivery rate.
-    fn uses_rate_samples(&self) -> bool {
-        false
+    /// the trait's defaults. Reno (and HyStart++) read the bytes acknowledged and the RTT, not
+    /// the delivery rate.
+    fn capabilities(&self) -> Capabilities {
+        let partial_ack_policy = match self.variant {
+            RenoVariant::Reno => PartialAckPolicy::EndsRecovery,
+            RenoVariant::NewReno => PartialAckPolicy::StayInRecovery,
+        };
+        Capabilities { partial_ack_policy, observes_sends: false, uses_rate_samples: false, quick_start_request: None }
     }
 }
 
@@ -339,21 +327,13 @@ impl<R: AimdRule> CongestionControl for Aimd<R> {
     fn on_rto(&mut self, ev: &RtoEvent) {
         self.reno.timeout(ev, self.rule.decreased(&self.reno));
     }
-    fn cwnd(&self) -> u64 {
-        self.reno.cwnd
+    fn state(&self) -> CcState {
+        self.reno.state()
     }
-    fn ssthresh(&self) -> u64 {
-        self.reno.ssthresh
-    }
-    fn phase(&self) -> &'static str {
-        self.reno.phase()
-    }
-    /// The rule sees Reno and the bytes acknowledged only: as Reno, no sends, no rate samples.
-    fn observes_sends(&self) -> bool {
-        false
-    }
-    fn uses_rate_samples(&self) -> bool {
-        false
+    /// The rule sees Reno and the bytes acknowledged only: as Reno, no sends, no rate samples
+    /// (and NewReno's partial ACKs).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { observes_sends: false, uses_rate_samples: false, ..Capabilities::default() }
     }
 }
 
@@ -374,7 +354,7 @@ pub(crate) mod testing {
     /// Holds `cc` to its declarations that it ignores sends and rate samples: a send and its mark
     /// change no state, and ACKs with a rate sample leave it as the same ACKs without one.
     pub fn assert_ignores_sends_and_rate_samples<C: CongestionControl + Clone + Debug>(mut cc: C, mss: u64) {
-        assert!(!cc.observes_sends() && !cc.uses_rate_samples());
+        assert!(!cc.capabilities().observes_sends && !cc.capabilities().uses_rate_samples);
         let before = format!("{cc:?}");
         cc.on_sent(&SentEvent { seq: 0, len: mss as u32, bytes_in_flight: mss, ..SentEvent::default() });
         assert_eq!(cc.segment_mark(0), 0);
@@ -425,25 +405,25 @@ mod tests {
     fn slow_start_adds_one_segment_per_ack_with_rfc5681_limit() {
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 1);
         cc.on_ack(&ack(2 * MSS)); // a delayed ACK covering two segments
-        assert_eq!(cc.cwnd(), 11 * MSS);
+        assert_eq!(cc.state().cwnd, 11 * MSS);
     }
 
     #[test]
     fn slow_start_counts_bytes_up_to_limit() {
         let mut abc2 = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 2);
         abc2.on_ack(&ack(3 * MSS));
-        assert_eq!(abc2.cwnd(), 12 * MSS);
+        assert_eq!(abc2.state().cwnd, 12 * MSS);
         let mut linux = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 0);
         linux.on_ack(&ack(3 * MSS));
-        assert_eq!(linux.cwnd(), 13 * MSS);
+        assert_eq!(linux.state().cwnd, 13 * MSS);
     }
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_carries_leftover() {
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, 11 * MSS, 0);
         cc.on_ack(&ack(2 * MSS));
-        assert_eq!(cc.cwnd(), 11 * MSS);
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!(cc.state().cwnd, 11 * MSS);
+        assert_eq!(cc.state().phase, "congestion_avoidance");
     }
 
     #[test]
@@ -453,7 +433,7 @@ mod tests {
             cc.on_ack(&ack(MSS));
         }
         // Ten ACKs of one segment each at cwnd ~ 10 segments: about +1 segment.
-        assert!(cc.cwnd() >= 10 * MSS + 950 && cc.cwnd() <= 11 * MSS, "{}", cc.cwnd());
+        assert!(cc.state().cwnd >= 10 * MSS + 950 && cc.state().cwnd <= 11 * MSS, "{}", cc.state().cwnd);
     }
 
     #[test]
@@ -462,9 +442,9 @@ mod tests {
         for _ in 0..5 {
             cc.on_ack(&ack(2 * MSS));
         }
-        assert_eq!(cc.cwnd(), 11 * MSS);
+        assert_eq!(cc.state().cwnd, 11 * MSS);
         cc.on_ack(&ack(MSS));
-        assert_eq!(cc.cwnd(), 11 * MSS);
+        assert_eq!(cc.state().cwnd, 11 * MSS);
     }
 
     #[test]
@@ -472,30 +452,30 @@ mod tests {
         // Reference vector: FlightSize 20 segments -> ssthresh 10 (RFC 5681 eq. 4).
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 20 * MSS, u64::MAX, 1);
         cc.on_congestion(&CongestionEvent { flight_size: 20 * MSS, ..Default::default() });
-        assert_eq!(cc.ssthresh(), 10 * MSS);
-        assert_eq!(cc.phase(), "recovery");
+        assert_eq!(cc.state().ssthresh, 10 * MSS);
+        assert_eq!(cc.state().phase, "recovery");
         cc.on_ack(&ack(MSS));
-        assert_eq!(cc.cwnd(), 10 * MSS, "no growth during recovery");
+        assert_eq!(cc.state().cwnd, 10 * MSS, "no growth during recovery");
         cc.on_recovery_exit(&RecoveryExitEvent::default());
-        assert_eq!(cc.cwnd(), 10 * MSS);
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!(cc.state().cwnd, 10 * MSS);
+        assert_eq!(cc.state().phase, "congestion_avoidance");
     }
 
     #[test]
     fn ssthresh_never_below_two_segments() {
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 3 * MSS, u64::MAX, 1);
         cc.on_congestion(&CongestionEvent { flight_size: MSS, ..Default::default() });
-        assert_eq!(cc.ssthresh(), 2 * MSS);
+        assert_eq!(cc.state().ssthresh, 2 * MSS);
     }
 
     #[test]
     fn rto_collapses_to_one_segment_and_keeps_first_ssthresh() {
         let mut cc = Reno::new(RenoVariant::Reno, MSS, 40 * MSS, u64::MAX, 1);
         cc.on_rto(&RtoEvent { flight_size: 40 * MSS, consecutive: 1, ..Default::default() });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 20 * MSS));
         cc.on_rto(&RtoEvent { flight_size: MSS, consecutive: 2, ..Default::default() });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 20 * MSS));
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]
@@ -505,26 +485,26 @@ mod tests {
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 40 * MSS, u64::MAX, 1);
         cc.on_congestion(&CongestionEvent { flight_size: 40 * MSS, ..Default::default() });
         cc.on_rto(&RtoEvent { flight_size: 60 * MSS, consecutive: 1, ..Default::default() });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 20 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 20 * MSS));
         // A smaller FlightSize still lowers it (RFC 5681: no more than FlightSize / 2).
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 40 * MSS, u64::MAX, 1);
         cc.on_congestion(&CongestionEvent { flight_size: 40 * MSS, ..Default::default() });
         cc.on_rto(&RtoEvent { flight_size: 16 * MSS, consecutive: 1, ..Default::default() });
-        assert_eq!(cc.ssthresh(), 8 * MSS);
+        assert_eq!(cc.state().ssthresh, 8 * MSS);
     }
 
     #[test]
     fn no_growth_when_not_window_limited() {
         let mut cc = Reno::new(RenoVariant::NewReno, MSS, 10 * MSS, u64::MAX, 1);
         cc.on_ack(&AckEvent { bytes_acked: MSS, cwnd_limited: false, ..Default::default() });
-        assert_eq!(cc.cwnd(), 10 * MSS);
+        assert_eq!(cc.state().cwnd, 10 * MSS);
     }
 
     #[test]
     fn variants_differ_only_in_partial_ack_policy() {
         let reno = Reno::new(RenoVariant::Reno, MSS, MSS, u64::MAX, 1);
         let newreno = Reno::new(RenoVariant::NewReno, MSS, MSS, u64::MAX, 1);
-        assert_eq!(reno.partial_ack_policy(), PartialAckPolicy::EndsRecovery);
-        assert_eq!(newreno.partial_ack_policy(), PartialAckPolicy::StayInRecovery);
+        assert_eq!(reno.capabilities().partial_ack_policy, PartialAckPolicy::EndsRecovery);
+        assert_eq!(newreno.capabilities().partial_ack_policy, PartialAckPolicy::StayInRecovery);
     }
 }

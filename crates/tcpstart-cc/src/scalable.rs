@@ -107,14 +107,14 @@ mod tests {
         for _ in 0..99 {
             cc.on_ack(&ack(MSS));
         }
-        assert_eq!(cc.cwnd(), 1000 * MSS);
+        assert_eq!(cc.state().cwnd, 1000 * MSS);
         cc.on_ack(&ack(MSS));
-        assert_eq!(cc.cwnd(), 1001 * MSS);
+        assert_eq!(cc.state().cwnd, 1001 * MSS);
         // Counted per segment acknowledged: 50 delayed ACKs of two segments give the next one.
         for _ in 0..50 {
             cc.on_ack(&ack(2 * MSS));
         }
-        assert_eq!(cc.cwnd(), 1002 * MSS);
+        assert_eq!(cc.state().cwnd, 1002 * MSS);
     }
 
     #[test]
@@ -125,8 +125,8 @@ mod tests {
             cc.on_ack(&ack(MSS));
             reno.on_ack(&ack(MSS));
         }
-        assert_eq!(cc.cwnd(), reno.cwnd());
-        assert!(cc.cwnd() > 99 * MSS);
+        assert_eq!(cc.state().cwnd, reno.state().cwnd);
+        assert!(cc.state().cwnd > 99 * MSS);
     }
 
     /// Linux reference (research notes, test vectors): cwnd 1000 -> ssthresh 875.
@@ -134,10 +134,10 @@ mod tests {
     fn loss_keeps_seven_eighths() {
         let mut cc = scalable(1000);
         cc.on_congestion(&CongestionEvent { flight_size: 10 * MSS, ..Default::default() });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (875 * MSS, 875 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (875 * MSS, 875 * MSS));
         cc.on_recovery_exit(&RecoveryExitEvent::default());
-        assert_eq!(cc.cwnd(), 875 * MSS);
+        assert_eq!(cc.state().cwnd, 875 * MSS);
         cc.on_rto(&RtoEvent { consecutive: 1, ..Default::default() });
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 765_625));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 765_625));
     }
 }

@@ -201,12 +201,12 @@ impl CongestionControl for StopEg {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        let cwnd_before = self.reno.cwnd();
+        let cwnd_before = self.reno.state().cwnd;
         self.reno.on_ack(ev);
         if !self.watching {
             return;
         }
-        if !self.reno.in_slow_start() {
+        if !self.reno.state().in_slow_start {
             // Slow start ended by itself (a configured ssthresh): nothing left to judge.
             self.watching = false;
             return;
@@ -214,7 +214,7 @@ impl CongestionControl for StopEg {
         let (Some(min_rtt), true, false) = (ev.min_rtt, ev.bytes_acked > 0, ev.in_recovery) else {
             return;
         };
-        let cwnd = self.reno.cwnd();
+        let cwnd = self.reno.state().cwnd;
         let releases = cwnd.saturating_sub(ev.bytes_in_flight);
         let sent = self.sent.sent_within(ev.now, min_rtt.mul_f64(self.forward_delay));
         let sample = forward_share(sent, releases, ev.bytes_in_flight);
@@ -254,7 +254,7 @@ impl CongestionControl for StopEg {
         self.reno.on_rto(ev);
     }
 
-    window_from_reno!(phase_and_recovery_exit);
+    window_from_reno!(state_and_recovery_exit);
 }
 
 #[cfg(test)]
@@ -288,7 +288,7 @@ mod tests {
                 pending.push_back((last_departure, *snd_nxt));
             }
         };
-        while snd_nxt < cc.cwnd() {
+        while snd_nxt < cc.state().cwnd {
             send(cc, 0, &mut snd_nxt, &mut pending);
         }
         for n in 0..acks {
@@ -310,7 +310,7 @@ mod tests {
             if !cc.is_watching() {
                 return n + 1;
             }
-            while snd_nxt - snd_una < cc.cwnd() {
+            while snd_nxt - snd_una < cc.state().cwnd {
                 send(cc, now, &mut snd_nxt, &mut pending);
             }
         }
@@ -350,8 +350,8 @@ mod tests {
         let mut cc = stopeg(0.568);
         assert_eq!(drive(&mut cc, 10, 1, 10 + 20 + 40 + 80 + 160), 310);
         assert!(cc.is_watching());
-        assert_eq!(cc.cwnd(), 320 * MSS);
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().cwnd, 320 * MSS);
+        assert_eq!(cc.state().phase, "slow_start");
     }
 
     #[test]
@@ -360,8 +360,8 @@ mod tests {
         // unsaturated means sit near 0.567, under 0.568 but above the scaled 0.534.
         let mut cc = stopeg(0.568);
         drive(&mut cc, 10, 2, 400);
-        assert!(cc.is_watching(), "stopped at cwnd {}", cc.cwnd() / MSS);
-        assert_eq!(cc.cwnd(), 410 * MSS);
+        assert!(cc.is_watching(), "stopped at cwnd {}", cc.state().cwnd / MSS);
+        assert_eq!(cc.state().cwnd, 410 * MSS);
     }
 
     #[test]
@@ -373,11 +373,11 @@ mod tests {
         let mut cc = stopeg(0.568);
         assert_eq!(drive(&mut cc, 1000, 1, 1000), 150);
         assert!(!cc.is_watching());
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (160 * MSS, 160 * MSS));
-        assert_eq!(cc.phase(), "congestion_avoidance");
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (160 * MSS, 160 * MSS));
+        assert_eq!(cc.state().phase, "congestion_avoidance");
         // Congestion avoidance from here: the next ACK adds MSS^2 / cwnd.
         cc.on_ack(&AckEvent { now: at_us(500_000), bytes_acked: MSS, cwnd_limited: true, ..Default::default() });
-        assert_eq!(cc.cwnd(), 160 * MSS + MSS / 160);
+        assert_eq!(cc.state().cwnd, 160 * MSS + MSS / 160);
     }
 
     #[test]
@@ -386,7 +386,7 @@ mod tests {
         // the stop comes one round earlier, at 80 segments.
         let mut cc = stopeg(0.63);
         assert_eq!(drive(&mut cc, 1000, 1, 1000), 70);
-        assert_eq!(cc.ssthresh(), 80 * MSS);
+        assert_eq!(cc.state().ssthresh, 80 * MSS);
     }
 
     #[test]
@@ -394,10 +394,10 @@ mod tests {
         let mut cc = stopeg(0.568);
         cc.on_congestion(&CongestionEvent { flight_size: 10 * MSS, ..Default::default() });
         assert!(!cc.is_watching());
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (5 * MSS, 5 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (5 * MSS, 5 * MSS));
         let mut cc = stopeg(0.568);
         cc.on_rto(&RtoEvent { flight_size: 10 * MSS, consecutive: 1, ..Default::default() });
         assert!(!cc.is_watching());
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 5 * MSS));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (MSS, 5 * MSS));
     }
 }

@@ -67,7 +67,7 @@
 //!   window does not limit slow start unless the scenario says so), its TSO-deferral bypass (D2),
 //!   its test-port filter and logging.
 
-use crate::controller::CongestionControl;
+use crate::controller::{Capabilities, CcState, CongestionControl};
 use crate::cubic::{self, Cubic, CubicConfig, SlowStart};
 use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent, SentEvent};
 use crate::hystart::{self, ack_delay_us, delay_threshold_us};
@@ -211,7 +211,7 @@ impl Suss {
         }
     }
 
-    pub fn state(&self) -> State {
+    pub fn suss_state(&self) -> State {
         self.state
     }
 
@@ -483,27 +483,19 @@ impl CongestionControl for Suss {
         self.train.reset_round(micros(ev.now), self.snd_nxt);
     }
 
-    fn cwnd(&self) -> u64 {
-        self.cubic.cwnd()
-    }
-    fn ssthresh(&self) -> u64 {
-        self.cubic.ssthresh()
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        self.paced.then(|| match self.first_gap {
+    fn state(&self) -> CcState {
+        let cubic = self.cubic.state();
+        if !self.paced {
+            return cubic;
+        }
+        let rate = match self.first_gap {
             Some(gap) => self.mss as f64 / gap.as_secs_f64(),
             None => self.rate as f64,
-        })
+        };
+        CcState { pacing_rate: Some(rate), phase: "suss_pacing", ..cubic }
     }
-    fn phase(&self) -> &'static str {
-        if self.paced {
-            "suss_pacing"
-        } else {
-            self.cubic.phase()
-        }
-    }
-    fn uses_rate_samples(&self) -> bool {
-        false
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { uses_rate_samples: false, ..Capabilities::default() }
     }
 }
 
@@ -536,8 +528,8 @@ mod tests {
         let mut now = 0;
         loop {
             // Send what the window and the pacing allow.
-            while snd_nxt - snd_una + MSS <= cc.cwnd() {
-                let paced = cc.pacing_rate();
+            while snd_nxt - snd_una + MSS <= cc.state().cwnd {
+                let paced = cc.state().pacing_rate;
                 if paced.is_some() && now < next_send {
                     break;
                 }
@@ -551,11 +543,11 @@ mod tests {
                 snd_nxt += MSS;
                 last_ack = (now + rtt_us).max(last_ack + slot_us);
                 acks.push_back((last_ack, snd_nxt, now));
-                if let Some(rate) = cc.pacing_rate() {
+                if let Some(rate) = cc.state().pacing_rate {
                     next_send = next_send.max(now) + (MSS as f64 / rate * 1e6) as u64;
                 }
             }
-            let wake = cc.pacing_rate().map(|_| next_send).filter(|&t| t > now);
+            let wake = cc.state().pacing_rate.map(|_| next_send).filter(|&t| t > now);
             let next_ack = acks.front().map(|a| a.0);
             now = match (next_ack, wake) {
                 (Some(a), Some(w)) => a.min(w),
@@ -571,7 +563,7 @@ mod tests {
             }
             let (_, acked_to, sent_at) = acks.pop_front().unwrap();
             if acked_to > round_end {
-                rounds.push(cc.cwnd() / MSS);
+                rounds.push(cc.state().cwnd / MSS);
                 round_end = snd_nxt;
             }
             let prior = snd_nxt - snd_una;
@@ -611,22 +603,22 @@ mod tests {
                 ..Default::default()
             });
         }
-        assert_eq!(cc.state(), State::Pacing);
+        assert_eq!(cc.suss_state(), State::Pacing);
         assert_eq!((cc.limit, cc.rate, cc.guard, cc.jumps()), (40, 399_999, Duration::from_millis(20), 1));
-        assert_eq!(cc.cwnd(), 20 * MSS);
-        assert_eq!(cc.pacing_rate(), None, "pacing starts with the first send that fills the window");
+        assert_eq!(cc.state().cwnd, 20 * MSS);
+        assert_eq!(cc.state().pacing_rate, None, "pacing starts with the first send that fills the window");
         let sent = |cc: &mut Suss, in_flight: u64| {
             cc.on_sent(&SentEvent { len: MSS as u32, bytes_in_flight: in_flight * MSS, ..Default::default() })
         };
         sent(&mut cc, 20);
-        assert_eq!(cc.cwnd(), 22 * MSS);
+        assert_eq!(cc.state().cwnd, 22 * MSS);
         // The next departure comes one guard later: MSS / 20 ms.
-        assert_eq!(cc.pacing_rate(), Some(50_000.0));
-        assert_eq!(cc.phase(), "suss_pacing");
+        assert_eq!(cc.state().pacing_rate, Some(50_000.0));
+        assert_eq!(cc.state().phase, "suss_pacing");
         sent(&mut cc, 21);
-        assert_eq!((cc.cwnd(), cc.pacing_rate()), (22 * MSS, Some(399_999.0)), "window not full: no +2");
+        assert_eq!((cc.state().cwnd, cc.state().pacing_rate), (22 * MSS, Some(399_999.0)), "window not full: no +2");
         sent(&mut cc, 22);
-        assert_eq!(cc.cwnd(), 24 * MSS);
+        assert_eq!(cc.state().cwnd, 24 * MSS);
     }
 
     #[test]
@@ -645,7 +637,7 @@ mod tests {
                     ..Default::default()
                 });
             }
-            assert_eq!(cc.state(), State::Off, "{_why}");
+            assert_eq!(cc.suss_state(), State::Off, "{_why}");
             assert_eq!(cc.jumps(), 0);
         }
     }
@@ -681,10 +673,10 @@ mod tests {
         for (slot_us, bdp, jumps) in [(200, 500, 2), (500, 200, 2), (1000, 100, 1)] {
             let mut cc = suss(3);
             drive(&mut cc, 100_000, slot_us, 1_500_000);
-            assert_eq!((cc.state(), cc.jumps()), (State::CapExit, jumps), "slot {slot_us}");
-            let ratio = (cc.ssthresh() / MSS) as f64 / bdp as f64;
+            assert_eq!((cc.suss_state(), cc.jumps()), (State::CapExit, jumps), "slot {slot_us}");
+            let ratio = (cc.state().ssthresh / MSS) as f64 / bdp as f64;
             assert!((1.0..1.4).contains(&ratio), "slot {slot_us}: ssthresh {ratio:.2} BDP");
-            assert_eq!(cc.phase(), "congestion_avoidance");
+            assert_eq!(cc.state().phase, "congestion_avoidance");
         }
     }
 
@@ -704,21 +696,21 @@ mod tests {
         let a = drive(with.as_mut(), 5_000, 100, 300_000);
         let b = drive(without.as_mut(), 5_000, 100, 300_000);
         assert_eq!(a, b);
-        assert!(a.len() > 10 && without.ssthresh() < u64::MAX, "HyStart exited: {b:?}");
-        assert_eq!((with.cwnd(), with.ssthresh()), (without.cwnd(), without.ssthresh()));
+        assert!(a.len() > 10 && without.state().ssthresh < u64::MAX, "HyStart exited: {b:?}");
+        assert_eq!((with.state().cwnd, with.state().ssthresh), (without.state().cwnd, without.state().ssthresh));
     }
 
     #[test]
     fn a_loss_while_pacing_cuts_from_the_data_in_flight() {
         let mut cc = suss(3);
         drive(&mut cc, 100_000, 50, 250_000);
-        assert_eq!(cc.state(), State::Pacing);
+        assert_eq!(cc.suss_state(), State::Pacing);
         // Window 120 (paced ahead), 100 segments outstanding: cwnd = 100, then CUBIC's
         // ssthresh = 100 x 717 / 1024 = 70.
         cc.set_cwnd(120);
         cc.on_congestion(&CongestionEvent { flight_size: 100 * MSS, ..Default::default() });
-        assert_eq!((cc.state(), cc.pacing_rate()), (State::Reduced, None));
-        assert_eq!((cc.cwnd(), cc.ssthresh()), (70 * MSS, 70 * MSS));
+        assert_eq!((cc.suss_state(), cc.state().pacing_rate), (State::Reduced, None));
+        assert_eq!((cc.state().cwnd, cc.state().ssthresh), (70 * MSS, 70 * MSS));
     }
 
     #[test]
@@ -726,7 +718,7 @@ mod tests {
         let mut cc = suss(3);
         drive(&mut cc, 100_000, 50, 250_000);
         cc.on_rto(&RtoEvent { flight_size: 100 * MSS, consecutive: 1, ..Default::default() });
-        assert_eq!((cc.state(), cc.pacing_rate(), cc.cwnd()), (State::Off, None, MSS));
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!((cc.suss_state(), cc.state().pacing_rate, cc.state().cwnd), (State::Off, None, MSS));
+        assert_eq!(cc.state().phase, "slow_start");
     }
 }

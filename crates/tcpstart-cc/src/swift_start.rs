@@ -257,7 +257,7 @@ mod tests {
 
     #[test]
     fn initial_window_is_four_segments_whatever_the_scenario_says() {
-        assert_eq!(build(Variant::Nasa, 4.0).cwnd(), 4 * MSS);
+        assert_eq!(build(Variant::Nasa, 4.0).state().cwnd, 4 * MSS);
     }
 
     #[test]
@@ -266,17 +266,17 @@ mod tests {
         let mut cc = build(Variant::Nasa, 4.0);
         start(&mut cc);
         ack(&mut cc, 1000.0, 2, 2, 4);
-        assert_eq!(cc.phase(), "slow_start", "th_ack_1 only measures the RTT");
-        assert_eq!(cc.cwnd(), 5 * MSS, "and grows the window as slow start does");
+        assert_eq!(cc.state().phase, "slow_start", "th_ack_1 only measures the RTT");
+        assert_eq!(cc.state().cwnd, 5 * MSS, "and grows the window as slow start does");
         for seg in 4..7 {
             send(&mut cc, 1000.0, seg);
         }
         ack(&mut cc, 1004.6336, 2, 4, 7);
         // ce_cwnd = 2896 B x 500 ms / 4.6336 ms = 312 500 B (appendix B, gamma 1); / 4 = 78 125.
         assert_eq!(cc.probe().estimate, Some(312_500));
-        assert_eq!(cc.phase(), "pacing");
-        assert_eq!(cc.cwnd(), 78_125);
-        let rate = cc.pacing_rate().unwrap();
+        assert_eq!(cc.state().phase, "pacing");
+        assert_eq!(cc.state().cwnd, 78_125);
+        let rate = cc.state().pacing_rate.unwrap();
         assert!((rate - 78_125.0 / 0.5).abs() < 1e-6, "{rate}");
     }
 
@@ -286,20 +286,20 @@ mod tests {
         start(&mut cc);
         ack(&mut cc, 1000.0, 2, 2, 4);
         ack(&mut cc, 1004.6336, 2, 4, 7);
-        let window = cc.cwnd();
+        let window = cc.state().cwnd;
         // The three slow-start segments sent at th_ack_1 come back while pacing.
         ack(&mut cc, 1500.0, 2, 6, 40);
-        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", window));
+        assert_eq!((cc.state().phase, cc.state().cwnd), ("pacing", window));
         // The segment reaching snd_una + window (4 x 1448 + 78 125 = 83 917) ends pacing: segment
         // 56 ends at 82 536, segment 57 at 83 984.
         send(&mut cc, 1501.0, 56);
-        assert_eq!(cc.phase(), "pacing");
+        assert_eq!(cc.state().phase, "pacing");
         send(&mut cc, 1502.0, 57);
-        assert_eq!(cc.phase(), "slow_start");
-        assert_eq!(cc.pacing_rate(), None);
-        assert_eq!(cc.cwnd(), window);
+        assert_eq!(cc.state().phase, "slow_start");
+        assert_eq!(cc.state().pacing_rate, None);
+        assert_eq!(cc.state().cwnd, window);
         ack(&mut cc, 1510.0, 1, 7, 58);
-        assert_eq!(cc.cwnd(), window + MSS, "slow start from the paced window");
+        assert_eq!(cc.state().cwnd, window + MSS, "slow start from the paced window");
     }
 
     #[test]
@@ -310,10 +310,10 @@ mod tests {
         start(&mut cc);
         ack(&mut cc, 1000.0, 2, 2, 4);
         ack(&mut cc, 1200.0, 1, 3, 7);
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
         assert_eq!(cc.probe().estimate, None);
         ack(&mut cc, 1300.0, 2, 5, 7);
-        assert_eq!(cc.phase(), "slow_start", "no later estimate");
+        assert_eq!(cc.state().phase, "slow_start", "no later estimate");
     }
 
     #[test]
@@ -329,14 +329,14 @@ mod tests {
             ..Default::default()
         });
         ack(&mut cc, 1104.0, 2, 4, 7);
-        assert_eq!(cc.phase(), "slow_start");
+        assert_eq!(cc.state().phase, "slow_start");
         let mut cc = build(Variant::Nasa, 1.0);
         start(&mut cc);
         cc.on_rto(&crate::events::RtoEvent { now: at(1500.0), flight_size: 4 * MSS, consecutive: 1 });
         ack(&mut cc, 2000.0, 2, 2, 4);
         ack(&mut cc, 2004.0, 2, 4, 4);
-        assert!(cc.pacing_rate().is_none());
-        assert_ne!(cc.phase(), "pacing");
+        assert!(cc.state().pacing_rate.is_none());
+        assert_ne!(cc.state().phase, "pacing");
     }
 
     #[test]
@@ -347,7 +347,7 @@ mod tests {
         ack(&mut cc, 600.0, 2, 2, 4);
         ack(&mut cc, 646.336, 2, 4, 7);
         assert_eq!(cc.probe().estimate, Some(6250));
-        assert_eq!((cc.phase(), cc.cwnd()), ("slow_start", 6 * MSS));
+        assert_eq!((cc.state().phase, cc.state().cwnd), ("slow_start", 6 * MSS));
     }
 
     #[test]
@@ -356,8 +356,8 @@ mod tests {
         start(&mut cc);
         ack(&mut cc, 1000.0, 2, 2, 4);
         ack(&mut cc, 1000.0, 2, 4, 7);
-        assert_eq!(cc.phase(), "slow_start");
-        assert!(cc.pacing_rate().is_none());
+        assert_eq!(cc.state().phase, "slow_start");
+        assert!(cc.state().pacing_rate.is_none());
     }
 
     #[test]
@@ -366,18 +366,18 @@ mod tests {
         start(&mut cc);
         ack(&mut cc, 1000.0, 2, 2, 4);
         // Premature pacing with the current window (5 segments) over the handshake RTT.
-        assert_eq!((cc.phase(), cc.cwnd()), ("pacing", 5 * MSS));
-        assert!((cc.pacing_rate().unwrap() - 5.0 * MSS as f64 / 0.5).abs() < 1e-6);
+        assert_eq!((cc.state().phase, cc.state().cwnd), ("pacing", 5 * MSS));
+        assert!((cc.state().pacing_rate.unwrap() - 5.0 * MSS as f64 / 0.5).abs() < 1e-6);
         ack(&mut cc, 1004.6336, 2, 4, 7);
         // delta = 1004.6 - 500 ms from the SYN-ACK, one segment: 1448 x 500 / 504.6 = 1434 B.
         assert_eq!(cc.probe().estimate, Some(1434));
-        assert_eq!(cc.cwnd(), 6 * MSS, "the slow-start window is used instead");
+        assert_eq!(cc.state().cwnd, 6 * MSS, "the slow-start window is used instead");
         for i in 0..20 {
             ack(&mut cc, 1500.0 + i as f64, 1, 5 + i, 40);
             send(&mut cc, 1500.0 + i as f64, 40 + i);
         }
-        assert_eq!(cc.phase(), "pacing", "pacing never stops");
-        assert_eq!(cc.cwnd(), 26 * MSS, "while slow start keeps growing the window");
-        assert!((cc.pacing_rate().unwrap() - 26.0 * MSS as f64 / 0.5).abs() < 1e-6);
+        assert_eq!(cc.state().phase, "pacing", "pacing never stops");
+        assert_eq!(cc.state().cwnd, 26 * MSS, "while slow start keeps growing the window");
+        assert!((cc.state().pacing_rate.unwrap() - 26.0 * MSS as f64 / 0.5).abs() < 1e-6);
     }
 }

@@ -48,7 +48,7 @@ proptest! {
             let mut in_recovery = false;
             let mut consecutive = 0;
             for s in &steps {
-                let flight = cc.cwnd();
+                let flight = cc.state().cwnd;
                 match *s {
                     Step::Sent(len) => cc.on_sent(&SentEvent { now, len, bytes_in_flight: flight, ..Default::default() }),
                     Step::Ack { segments, rtt_ms, limited } => {
@@ -75,17 +75,17 @@ proptest! {
                     }
                     Step::Wait(ns) => now = now + Duration::from_nanos(ns),
                 }
-                prop_assert!(cc.cwnd() >= MSS, "{}: cwnd {} after {:?}", info.name, cc.cwnd(), s);
-                prop_assert!(cc.cwnd() < u64::MAX / 2, "{}: cwnd overflow after {:?}", info.name, s);
-                prop_assert!(cc.ssthresh() >= 2 * MSS, "{}: ssthresh {} after {:?}", info.name, cc.ssthresh(), s);
-                if let Some(rate) = cc.pacing_rate() {
+                prop_assert!(cc.state().cwnd >= MSS, "{}: cwnd {} after {:?}", info.name, cc.state().cwnd, s);
+                prop_assert!(cc.state().cwnd < u64::MAX / 2, "{}: cwnd overflow after {:?}", info.name, s);
+                prop_assert!(cc.state().ssthresh >= 2 * MSS, "{}: ssthresh {} after {:?}", info.name, cc.state().ssthresh, s);
+                if let Some(rate) = cc.state().pacing_rate {
                     prop_assert!(rate.is_finite() && rate > 0.0, "{}: pacing rate {rate}", info.name);
                 }
                 // The sender reads these only after the `on_*` callbacks (the trait's contract):
                 // marking a segment must leave them as they were.
-                let before = (cc.cwnd(), cc.pacing_rate(), cc.in_slow_start(), cc.phase());
+                let before = cc.state();
                 let mark = cc.segment_mark(flight);
-                let after = (cc.cwnd(), cc.pacing_rate(), cc.in_slow_start(), cc.phase());
+                let after = cc.state();
                 prop_assert_eq!(before, after, "{}: segment_mark({}) gave {}", info.name, flight, mark);
             }
         }

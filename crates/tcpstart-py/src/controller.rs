@@ -19,8 +19,8 @@ use pyo3::types::{PyDict, PyFloat, PyString};
 
 use tcpstart_cc::registry::leak;
 use tcpstart_cc::{
-    AlgorithmInfo, BuildReceiver, CcConfig, CongestionControl, ControllerFailure, Duration, Instant, ParamSpec, Params,
-    PartialAckPolicy, ReceiverHook, SegmentArrival,
+    AlgorithmInfo, BuildReceiver, Capabilities, CcConfig, CcState, CongestionControl, ControllerFailure, Duration,
+    Instant, ParamSpec, Params, PartialAckPolicy, ReceiverHook, SegmentArrival,
 };
 
 fn secs(d: Duration) -> f64 {
@@ -166,14 +166,14 @@ pub struct PyController {
     phase_obj: Option<Py<PyAny>>,
     /// The distinct phase names it has used.
     phases: Vec<&'static str>,
-    observes_sends: bool,
+    /// From the class's `observes_sends`, `marks_segments`, `uses_rate_samples` and
+    /// `partial_ack_ends_recovery`, read when it is built.
+    capabilities: Capabilities,
     /// `on_sent` and `segment_mark` are overridden (each is called only then).
     calls_on_sent: bool,
     marks_segments: bool,
     /// Simulated time of the latest callback, for naming the time of a `segment_mark` failure.
     now: Instant,
-    uses_rate_samples: bool,
-    partial_ack_policy: PartialAckPolicy,
     failure: Option<ControllerFailure>,
     failed: bool,
 }
@@ -193,12 +193,10 @@ impl PyController {
             phase: "failed",
             phase_obj: None,
             phases: Vec::new(),
-            observes_sends: false,
+            capabilities: Capabilities { observes_sends: false, uses_rate_samples: false, ..Capabilities::default() },
             calls_on_sent: false,
             marks_segments: false,
             now: Instant::ZERO,
-            uses_rate_samples: false,
-            partial_ack_policy: PartialAckPolicy::StayInRecovery,
             failure: None,
             failed: false,
         };
@@ -207,10 +205,10 @@ impl PyController {
             let obj = cls.bind(py).call1((values, cfg.mss, cfg.initial_cwnd, cfg.initial_ssthresh))?;
             c.calls_on_sent = obj.getattr(intern!(py, "observes_sends"))?.is_truthy()?;
             c.marks_segments = obj.getattr(intern!(py, "marks_segments"))?.is_truthy()?;
-            c.observes_sends = c.calls_on_sent || c.marks_segments;
-            c.uses_rate_samples = obj.getattr(intern!(py, "uses_rate_samples"))?.is_truthy()?;
+            c.capabilities.observes_sends = c.calls_on_sent || c.marks_segments;
+            c.capabilities.uses_rate_samples = obj.getattr(intern!(py, "uses_rate_samples"))?.is_truthy()?;
             if obj.getattr(intern!(py, "partial_ack_ends_recovery"))?.is_truthy()? {
-                c.partial_ack_policy = PartialAckPolicy::EndsRecovery;
+                c.capabilities.partial_ack_policy = PartialAckPolicy::EndsRecovery;
             }
             c.methods = CALLBACKS.iter().map(|m| obj.getattr(*m).map(Bound::unbind)).collect::<PyResult<_>>()?;
             c.obj = obj.unbind();
@@ -350,26 +348,11 @@ impl CongestionControl for PyController {
     fn on_rto(&mut self, ev: &tcpstart_cc::RtoEvent) {
         self.call(RTO, ev.now, Rto(*ev));
     }
-    fn cwnd(&self) -> u64 {
-        self.cwnd
+    fn state(&self) -> CcState {
+        CcState { pacing_rate: self.pacing_rate, ..CcState::window(self.cwnd, self.ssthresh, self.phase) }
     }
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-    fn pacing_rate(&self) -> Option<f64> {
-        self.pacing_rate
-    }
-    fn phase(&self) -> &'static str {
-        self.phase
-    }
-    fn partial_ack_policy(&self) -> PartialAckPolicy {
-        self.partial_ack_policy
-    }
-    fn observes_sends(&self) -> bool {
-        self.observes_sends
-    }
-    fn uses_rate_samples(&self) -> bool {
-        self.uses_rate_samples
+    fn capabilities(&self) -> Capabilities {
+        self.capabilities
     }
     fn take_failure(&mut self) -> Option<ControllerFailure> {
         self.failure.take()

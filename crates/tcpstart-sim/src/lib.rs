@@ -14,6 +14,7 @@ pub mod invariant;
 pub mod link;
 pub mod link_schedule;
 pub mod metrics;
+pub mod milestones;
 pub mod output;
 pub mod packet;
 pub mod pcap;

@@ -213,8 +213,9 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {
         .map(|(i, f)| {
             let snd = sim.sender(i);
             let st = &snd.stats;
+            let m = snd.milestones();
             let base_rtt = f.base_rtt(&s.network);
-            let bdp = (s.network.rate_bps / 8.0 * base_rtt.as_secs_f64()) as u64;
+            let bdp = f.bdp(&s.network);
             let began = st.syn_at.unwrap_or(Instant::ZERO + f.start);
             let completion = st.done_at.map(|d| d - began);
             let active = completion.unwrap_or_else(|| end - began).as_secs_f64();
@@ -246,11 +247,11 @@ pub fn summary(sim: &Simulation, inv: &Invariants) -> Summary {
                 drops: sim.flow_drops(i),
                 data_drops,
                 drop_rate: ratio(data_drops, st.segments_sent),
-                max_cwnd: st.max_cwnd,
-                ss_exit_time: secs(since_syn(st.slow_start_exit.map(|e| e.0))),
-                ss_exit_cwnd: st.slow_start_exit.map(|e| e.1),
+                max_cwnd: m.max_cwnd,
+                ss_exit_time: secs(since_syn(m.slow_start_exit.map(|e| e.0))),
+                ss_exit_cwnd: m.slow_start_exit.map(|e| e.1),
                 bdp_bytes: bdp,
-                time_to_bdp: secs(since_syn(st.reached_bdp_at)),
+                time_to_bdp: secs(since_syn(m.reached_bdp_at)),
                 base_rtt: base_rtt.as_secs_f64(),
             }
         })

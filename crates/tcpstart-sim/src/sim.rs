@@ -7,6 +7,7 @@ use tcpstart_cc::{registry, CcConfig, Instant};
 use crate::event::{Event, EventQueue, Fired, TimerKind};
 use crate::invariant::{ControllerError, Stopped};
 use crate::link::{Link, Offer};
+use crate::milestones::Milestones;
 use crate::packet::{Direction, Packet, PacketKind};
 use crate::pcap::PcapWriter;
 use crate::pool::PacketPool;
@@ -32,6 +33,14 @@ struct Connection {
     bottleneck_data: u64,
     /// The sender has finished and its buffers were released.
     finished: bool,
+}
+
+impl Connection {
+    /// When each of the connection's timers, in [`TIMERS`] order, next needs to run.
+    fn poll_at(&self) -> [Option<Instant>; 3] {
+        let sender = self.sender.poll_at();
+        [sender.retransmit, self.receiver.poll_at(), sender.pacing]
+    }
 }
 
 /// Packet accounting for the conservation check.
@@ -124,13 +133,12 @@ impl Simulation {
                 initial_ssthresh: f.tcp.initial_ssthresh,
             };
             let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("scenario validation checked the algorithm");
-            quick_start |= cc.quick_start_request().is_some();
-            let bdp = (scenario.network.rate_bps / 8.0 * f.base_rtt(&scenario.network).as_secs_f64()) as u64;
+            quick_start |= cc.capabilities().quick_start_request.is_some();
             // The receiver's clock is offset from the sender's so one-way delays computed from
             // timestamps are as unsynchronised as on a real path.
             let clock_offset = 1_000_000_000 * (i as u64 + 1);
             conns.push(Connection {
-                sender: Sender::new(i as u32, f.tcp.clone(), cc, f.size, bdp),
+                sender: Sender::new(i as u32, f.tcp.clone(), cc, f.size, Milestones::new(f.bdp(&scenario.network))),
                 receiver: Receiver::new(
                     f.tcp.clone(),
                     clock_offset,
@@ -349,10 +357,8 @@ impl Simulation {
             TimerKind::Retransmit => conn.sender.on_rto_timer(now, &mut out),
             TimerKind::Pacing => conn.sender.on_pacing_timer(now, &mut out),
             TimerKind::DelayedAck => {
-                if conn.receiver.delack_deadline.is_some_and(|d| d <= now) {
-                    if let Some(ack) = conn.receiver.on_delack_timer(now) {
-                        self.send_from_host(now, Direction::Reverse, flow, &ack);
-                    }
+                if let Some(ack) = conn.receiver.on_delack_timer(now) {
+                    self.send_from_host(now, Direction::Reverse, flow, &ack);
                 }
             }
         }
@@ -381,8 +387,7 @@ impl Simulation {
 
     fn sync_timers(&mut self, flow: u32) {
         let conn = &mut self.conns[flow as usize];
-        let wanted = [conn.sender.timer_deadline(), conn.receiver.delack_deadline, conn.sender.pace_deadline];
-        for (idx, deadline) in wanted.into_iter().enumerate() {
+        for (idx, deadline) in conn.poll_at().into_iter().enumerate() {
             arm_timer(&mut self.events, conn, flow, idx, deadline);
         }
     }
@@ -397,9 +402,10 @@ impl Simulation {
         // `after_sender`: its end was handled and its deadlines have events at or before them.
         debug_assert!(conn.finished || !sender.is_done(), "flow {flow}: finished unnoticed");
         debug_assert!(
-            [(TimerKind::Retransmit, sender.timer_deadline()), (TimerKind::Pacing, sender.pace_deadline)]
-                .into_iter()
-                .all(|(kind, d)| d.is_none_or(|d| conn.scheduled[timer_index(kind)].is_some_and(|s| s <= d))),
+            [TimerKind::Retransmit, TimerKind::Pacing].into_iter().all(|kind| {
+                let idx = timer_index(kind);
+                conn.poll_at()[idx].is_none_or(|d| conn.scheduled[idx].is_some_and(|s| s <= d))
+            }),
             "flow {flow}: a sender deadline without its timer event"
         );
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
@@ -407,7 +413,7 @@ impl Simulation {
             let e = ControllerError { algorithm: sender.algorithm(), flow, failure };
             self.violation.get_or_insert(Stopped::Controller(Box::new(e)));
         }
-        let deadline = conn.receiver.delack_deadline;
+        let deadline = conn.receiver.poll_at();
         arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
     }
 
@@ -732,18 +738,9 @@ mod tests {
         fn on_congestion(&mut self, _: &tcpstart_cc::CongestionEvent) {}
         fn on_recovery_exit(&mut self, _: &tcpstart_cc::RecoveryExitEvent) {}
         fn on_rto(&mut self, _: &tcpstart_cc::RtoEvent) {}
-        fn cwnd(&self) -> u64 {
-            if self.acks < 3 {
-                14_600
-            } else {
-                0
-            }
-        }
-        fn ssthresh(&self) -> u64 {
-            u64::MAX
-        }
-        fn phase(&self) -> &'static str {
-            "broken"
+        fn state(&self) -> tcpstart_cc::CcState {
+            let cwnd = if self.acks < 3 { 14_600 } else { 0 };
+            tcpstart_cc::CcState::window(cwnd, u64::MAX, "broken")
         }
     }
 
@@ -752,7 +749,7 @@ mod tests {
         let s = scenario(ONE_FLOW);
         let f = s.flows[0].clone();
         let mut sim = Simulation::new(s);
-        sim.conns[0].sender = Sender::new(0, f.tcp, Box::new(ZeroWindow { acks: 0 }), f.size, 0);
+        sim.conns[0].sender = Sender::new(0, f.tcp, Box::new(ZeroWindow { acks: 0 }), f.size, Milestones::new(0));
         let Err(Stopped::Broken(v)) = sim.run(&mut |_| ControlFlow::Continue(())) else { panic!("the run went on") };
         assert_eq!((v.invariant, v.flow), ("window", Some(0)));
         // The third ACK comes back at the earliest two RTTs (handshake, first window) in.

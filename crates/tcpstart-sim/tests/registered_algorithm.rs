@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use tcpstart_cc::{
-    register, AckEvent, AlgorithmInfo, CcConfig, CongestionControl, CongestionEvent, ControllerFailure, Instant,
-    ParamSpec, RecoveryExitEvent, RtoEvent,
+    register, AckEvent, AlgorithmInfo, CcConfig, CcState, CongestionControl, CongestionEvent, ControllerFailure,
+    Instant, ParamSpec, RecoveryExitEvent, RtoEvent,
 };
 use tcpstart_sim::{scenario, Stopped};
 
@@ -37,14 +37,8 @@ impl CongestionControl for Fixed {
     fn on_congestion(&mut self, _: &CongestionEvent) {}
     fn on_recovery_exit(&mut self, _: &RecoveryExitEvent) {}
     fn on_rto(&mut self, _: &RtoEvent) {}
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        u64::MAX
-    }
-    fn phase(&self) -> &'static str {
-        "fixed"
+    fn state(&self) -> CcState {
+        CcState::window(self.cwnd, u64::MAX, "fixed")
     }
     fn take_failure(&mut self) -> Option<ControllerFailure> {
         self.failure.take()

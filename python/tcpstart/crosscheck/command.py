@@ -29,6 +29,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--linux", action="store_true",
                    help="compare with the Linux kernel (tcpstart testbed, root) instead of ns-3: writes validation-linux.md")
     p.add_argument("--runs", type=int, default=3, help="--linux: kernel runs per scenario (default: %(default)s)")
+    p.add_argument("--startups", action="store_true",
+                   help="--linux: tcpstart's start-up algorithms as BPF on the kernel against the simulator, "
+                        "a section per algorithm (--algos picks them): writes validation-linux-startups.md")
     p.add_argument("--resimulate", action="store_true",
                    help="--linux --from-results: keep the kernel's runs, run tcpstart's side again")
     p.set_defaults(func=run_command)
@@ -37,6 +40,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     if args.resimulate and not (args.linux and args.from_results):
         raise ValueError("--resimulate: needs --linux and --from-results (the kernel's runs to keep)")
+    if args.startups and not args.linux:
+        raise ValueError("--startups: needs --linux (it compares with the kernel)")
+    if args.linux and args.startups:
+        from tcpstart.crosscheck.startups import run_command as run_startups
+
+        return run_startups(args)
     if args.linux:
         return run_linux(args)
     from tcpstart.crosscheck.matrix import ALGORITHMS, MATRIX

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tcpstart.kernel import hsresponse
 from tcpstart.kernel.netns import TestbedError
 
 SOURCES = Path(__file__).parent / "bpf"
@@ -46,14 +47,27 @@ class BpfAlgorithm:
     params: tuple[str, ...]  # the Rust registration's parameters, in the object's index order
     # A sock_ops program of the object that both ends' sockets need (attached to the run's cgroup).
     sock_ops: str | None = None
+    # Array maps the loader fills, computed from the parameters (by name): map name -> values.
+    tables: Callable[[dict[str, float]], dict[bytes, list[bytes]]] | None = None
+    # Parameter values the BPF version has only, with the reason for the refusal of others.
+    fixed: tuple[tuple[str, float, str], ...] = ()
+    # Its estimate is the spacing the bottleneck gives back-to-back segments (a packet pair):
+    # the testbed's token bucket then spaces every frame (plan.Plan.peak_bytes).
+    packet_pair: bool = False
 
 
 BPF_ALGORITHMS: dict[str, BpfAlgorithm] = {
     "jump-start": BpfAlgorithm("jump_start.bpf.c", "jump_start", ("unpaced_within_iw", "abc")),
     "pacing-only": BpfAlgorithm("pacing_only.bpf.c", "pacing_only", ()),
-    "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",)),
+    "swift-start": BpfAlgorithm("swift_start.bpf.c", "swift_start", ("gamma",), packet_pair=True),
     "ess": BpfAlgorithm("ess.bpf.c", "ess", ("rtt_limit", "abc")),
-    "modified-swift-start": BpfAlgorithm("modified_swift_start.bpf.c", "modified_swift_start", (), "mss_sockops"),
+    "modified-swift-start": BpfAlgorithm("modified_swift_start.bpf.c", "modified_swift_start", (), "mss_sockops",
+                                         packet_pair=True),
+    "highspeed": BpfAlgorithm(
+        "highspeed.bpf.c", "highspeed", ("abc", "table", "low_window", "high_window", "high_p", "high_decrease"),
+        tables=hsresponse.tables,
+        fixed=(("table", 0.0, "the kernel's BPF HighSpeed computes RFC 3649's formulas (table = 0); Linux's "
+                "own table is the kernel's highspeed module, which tcpstart's reading departs from"),)),
 }
 
 

@@ -2,7 +2,8 @@
 
 `python -m tcpstart.kernel.bpfload CONFIG.json` (started by the runner, in the initial network
 namespace: algorithm names are global to the kernel) opens each object with libbpf, writes the
-algorithm's parameters and the flows' sizes into its maps, and registers its `struct_ops` through
+algorithm's parameters, the flows' sizes and any tables computed from the parameters (HighSpeed's
+response function) into its maps, and registers its `struct_ops` through
 a BPF link (`BPF_F_LINK`). A link lives as long as its file descriptor: when this process exits,
 however it exits (SIGTERM from the runner, the parent-death signal, SIGKILL), the kernel
 unregisters the algorithm. A registration without a link (bpftool's `struct_ops register`)
@@ -24,6 +25,7 @@ import struct
 import sys
 from pathlib import Path
 
+from tcpstart.kernel.bpfcc import BPF_ALGORITHMS
 from tcpstart.kernel.delayline import die_with_parent
 
 BPF_MAP_TYPE_STRUCT_OPS = 26
@@ -50,6 +52,7 @@ def libbpf() -> ctypes.CDLL:
         ("bpf_link__destroy", i, [p]),
         ("bpf_link_create", i, [i, i, i, p]),
         ("bpf_map_update_elem", i, [i, p, p, ctypes.c_ulonglong]),
+        ("bpf_map_update_batch", i, [i, p, p, ctypes.POINTER(ctypes.c_uint32), p]),
         ("bpf_object__find_program_by_name", p, [p, c]),
         ("bpf_program__attach_cgroup", p, [p, i]),
         ("libbpf_get_error", ctypes.c_long, [p]),
@@ -75,8 +78,19 @@ def _update(lib: ctypes.CDLL, obj: int, name: bytes, key: bytes, value: bytes) -
     _check(lib.bpf_map_update_elem(lib.bpf_map__fd(m), k, v, 0) == 0, f"writing map {name.decode()}")
 
 
+def _fill(lib: ctypes.CDLL, obj: int, name: bytes, values: list[bytes]) -> None:
+    """An array map's rows 0.. in one call."""
+    m = lib.bpf_object__find_map_by_name(obj, name)
+    _check(bool(m), f"map {name.decode()} missing")
+    keys = (ctypes.c_uint32 * len(values))(*range(len(values)))
+    rows = ctypes.create_string_buffer(b"".join(values))
+    count = ctypes.c_uint32(len(values))
+    _check(lib.bpf_map_update_batch(lib.bpf_map__fd(m), keys, rows, ctypes.byref(count), None) == 0,
+           f"writing map {name.decode()}")
+
+
 def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, int], sock_ops: str | None = None,
-             cgroup: str | None = None) -> list[int]:
+             cgroup: str | None = None, tables: dict[bytes, list[bytes]] | None = None) -> list[int]:
     """Loads the object, fills its maps, attaches its sock_ops program to the cgroup and registers
     its struct_ops maps; returns the link fds and pointers (kept open for the process's life)."""
     obj = lib.bpf_object__open_file(path.encode(), None)
@@ -93,6 +107,8 @@ def register(lib: ctypes.CDLL, path: str, params: list[float], sizes: dict[int, 
         _update(lib, obj, PARAMS_MAP, struct.pack("I", i), struct.pack("Q", round(value * PARAM_SCALE)))
     for port, size in sizes.items():
         _update(lib, obj, FLOWS_MAP, struct.pack("I", int(port)), struct.pack("Q", int(size)))
+    for name, values in (tables or {}).items():
+        _fill(lib, obj, name, values)
     links = []
     if sock_ops:
         prog = lib.bpf_object__find_program_by_name(obj, sock_ops.encode())
@@ -123,8 +139,10 @@ def main() -> None:
     lib = libbpf()
     try:
         for a in cfg["algorithms"]:
+            spec = BPF_ALGORITHMS[a["algorithm"]]
+            tables = spec.tables(dict(zip(spec.params, a["params"]))) if spec.tables else None
             register(lib, a["object"], a["params"], {int(k): v for k, v in a["sizes"].items()}, a.get("sock_ops"),
-                     cfg.get("cgroup"))
+                     cfg.get("cgroup"), tables)
     except LoadError as e:
         print(f"bpf: {e}", file=sys.stderr)
         sys.exit(1)

@@ -65,6 +65,9 @@ class Links:
     forward_queue: tuple[str, int]  # ("pfifo", packets) or ("bfifo", bytes)
     reverse_queue: tuple[str, int]
     burst_bytes: int
+    # The forward bucket's second bucket (TBF's peak rate) of this many bytes, 0 for none.
+    peak_bytes: int
+    peak_rate_bps: float
     # Per host pair: options of the hosts' default routes ("initcwnd 10 rto_min 200ms") and
     # their namespaces' TCP sysctls.
     tx_route: list[str] = field(default_factory=list)
@@ -137,15 +140,17 @@ class Network:
         # The per-interface rp_filter is the max of "all" and its own: every one goes to 0.
         for r in (self.r1, self.r2):
             sh(*netns_exec(r, "sh", "-c", "for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done"))
-        self._bottleneck(self.r1, links.forward_rate_bps, links.forward_queue, links.burst_bytes)
+        peak = (("peakrate", f"{round(links.peak_rate_bps)}bit", "mtu", str(links.peak_bytes))
+                if links.peak_bytes else ())
+        self._bottleneck(self.r1, links.forward_rate_bps, links.forward_queue, links.burst_bytes, peak)
         self._bottleneck(self.r2, links.reverse_rate_bps, links.reverse_queue, links.burst_bytes)
 
     @staticmethod
-    def _bottleneck(ns: str, rate_bps: float, queue: tuple[str, int], burst: int) -> None:
+    def _bottleneck(ns: str, rate_bps: float, queue: tuple[str, int], burst: int, peak: tuple[str, ...] = ()) -> None:
         # The token bucket's own byte limit is set high: the child fifo is the queue.
         tc = netns_exec(ns, "tc", "qdisc")
         sh(*tc, "add", "dev", "bn", "root", "handle", "1:", "tbf", "rate", f"{round(rate_bps)}bit",
-           "burst", str(burst), "limit", str(64 << 20))
+           "burst", str(burst), *peak, "limit", str(64 << 20))
         kind, limit = queue
         sh(*tc, "replace", "dev", "bn", "parent", "1:1", "handle", "10:", kind, "limit", str(limit))
 

@@ -73,10 +73,11 @@ class Probe:
             raise TestbedError(f"tcp_probe: the trace buffer overflowed ({lost[1]} of {lost[2]} records kept)")
         return parse(text)
 
-    def close(self, patience: float = 5.0) -> None:
-        """Removes the instance. The kernel refuses (EBUSY) while the instance is still in use,
-        and an interrupted run under load once left its instance behind, so removal is retried
-        for `patience` seconds; what still remains is `netns.cleanup()`'s."""
+    def close(self, patience: float = 30.0) -> None:
+        """Removes the instance. The kernel refuses (EBUSY) while the instance is still in use;
+        interrupted runs at a load average of 35 left theirs behind with 5 s of retries, so removal
+        is retried for `patience` seconds (a free instance goes at the first try); what still
+        remains is `netns.cleanup()`'s."""
         with contextlib.suppress(OSError):
             (self.dir / "tracing_on").write_text("0")
             if getattr(self, "event", None) is not None:

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 from tcpstart.kernel import bpfcc
 from tcpstart.kernel.capture import Captures
 from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
-from tcpstart.kernel.plan import Plan
+from tcpstart.kernel.plan import PEAK_OVER, Plan
 from tcpstart.kernel.probe import Probe
 
 READY_TIMEOUT = 15.0
@@ -74,6 +74,8 @@ def links_of(plan: Plan) -> Links:
         forward_queue=plan.kernel_queue(plan.queue),
         reverse_queue=plan.kernel_queue(plan.reverse_queue),
         burst_bytes=plan.burst_bytes,
+        peak_bytes=plan.peak_bytes,
+        peak_rate_bps=plan.kernel_rate(plan.rate_bps) * PEAK_OVER,
         tx_route=tx_route,
         rx_route=rx_route,
         tx_sysctls=tx_sys,
@@ -301,7 +303,7 @@ def _register_bpf(plan: Plan, helpers: _Helpers, work: Path, cgroup: Path | None
         obj = bpfcc.named_copy(bpfcc.build(algorithm), name, work / f"{name}.o")
         for f in flows:
             f.kernel_algorithm = name
-        algorithms.append({"object": str(obj), "params": list(params), "sizes": {str(f.port): f.size for f in flows},
+        algorithms.append({"algorithm": algorithm, "object": str(obj), "params": list(params), "sizes": {str(f.port): f.size for f in flows},
                            "sock_ops": bpfcc.BPF_ALGORITHMS[algorithm].sock_ops})
     needs_cgroup = any(a["sock_ops"] for a in algorithms)
     if needs_cgroup:

@@ -9,6 +9,13 @@ for the receiver's close, so that the socket stays ESTABLISHED (and traced) unti
 acknowledged. A sender that shut its side down would leave the tail untraced: the `tcp_probe`
 tracepoint fires in `tcp_rcv_established` only.
 
+A sender's socket lingers 0 s (SO_LINGER): its close, at the end or when the process is ended,
+aborts the connection (RST) and frees the socket at once. An orphaned socket would otherwise live
+on in FIN-WAIT or LAST-ACK, retransmitting into a deleted namespace for minutes, and with it the
+reference to its congestion control: the kernel frees an unregistered BPF algorithm's struct_ops
+map only when the last socket using it is gone. By then every byte is acknowledged (the sender
+waits for the receiver's close), so the abort loses nothing.
+
 While a flow runs, a thread samples its TCP_INFO (and BBR's TCP_CC_INFO) every millisecond:
 retransmissions, pacing rate, packets in flight and BBR's pacing gain, which `tcp_probe` does
 not carry. The sender prints one JSON object per flow.
@@ -45,6 +52,7 @@ INFO = {
     "total_rto_recoveries": (242, "H"),
 }
 INFO_SIZE = 248
+LINGER_ABORT = struct.pack("ii", 1, 0)  # struct linger {l_onoff = 1, l_linger = 0}: close sends RST
 
 
 def tcp_info(s: socket.socket) -> dict[str, int]:
@@ -100,6 +108,7 @@ def receive(cfg: dict) -> None:
 def _send_flow(flow: dict, t0: float, sample_every: float, out: dict) -> None:
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_ABORT)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, flow["algorithm"].encode())
     s.bind(("0.0.0.0", flow["port"]))
     data = memoryview(bytearray(flow["size"]))

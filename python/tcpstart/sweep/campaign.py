@@ -8,14 +8,15 @@
     sweep.summary("completion_time")  # mean, std, 95 % CI per cell
     sweep.plot("completion_time", x="network.rtt").savefig("rtt.png")
 
-The campaign folder `out` holds sweep.json (what was asked), results.parquet (the tidy table: a
-row per run and flow with the axis values, the metrics and provenance) and, unless `store` names
+The campaign folder `out` holds sweep.json (what was asked), results/ (the tidy table in part
+files: a row per run and flow with the axis values, the metrics and provenance) and, unless `store` names
 another folder, runs/ (the store of finished runs, see tcpstart.sweep.cache).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -34,11 +35,12 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import polars as pl
 
 from tcpstart import _core
+from tcpstart._files import replace_folder
 from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_scenario_file, scenario_dict, to_json
 from tcpstart.sweep import backends
 from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded
-from tcpstart.sweep.results import aggregate, cell_columns, identical_cells, tidy
+from tcpstart.sweep.results import TABLE, aggregate, cell_columns, identical_cells, scan_table, table_parts, tidy
 from tcpstart.sweep.spec import Plan, Value, parse_axes
 
 if TYPE_CHECKING:
@@ -49,9 +51,15 @@ if TYPE_CHECKING:
 # an interrupt waits for little.
 BATCH = 64
 
-# Runs of the design per part of the campaign's table (rounded up to whole cells): what a
-# campaign holds in memory, besides 24 bytes a run for the keys of its store (cache.Index).
+# Runs of the design per part of the campaign's table (whole cells; more only when one cell has
+# more): what a campaign holds in memory, besides 12 bytes a run for the keys of its store
+# (cache.Index).
 CHUNK = 1024
+
+# Beside the table's parts: the digest of the design it was made of (its rows, columns and
+# provenance but the date) and its replication check, so that a rerun which simulates nothing
+# keeps a table that is already what it would build.
+MADE_OF = "made-of.json"
 
 # The keys a sweep file may have besides `base` and `axes`.
 SPEC_KEYS = ("replications", "design", "samples", "seed", "paired", "start_jitter", "keep_traces", "metrics")
@@ -108,8 +116,9 @@ def _conform(parts: Sequence[Path]) -> None:
 def replication_message(identical: int, replicated: int) -> str:
     return (
         f"the replications of {identical} of {replicated} cells are identical, so their intervals are zero wide: "
-        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions "
-        "and on/off UDP; start_jitter changes what flows do only when several share the path)"
+        "nothing random reached those runs' flows (seeds drive random loss, BER, Poisson arrivals, web sessions, "
+        "on/off UDP and network.ack_jitter, which varies even a lone flow; start_jitter changes what flows do only "
+        "when several share the path)"
     )
 
 
@@ -193,7 +202,7 @@ class Sweep:
         progress: Optional[Callable[[int], None]] = None,
     ) -> RunStats:
         """Simulates every run the store lacks (all of them with `rerun`), storing each batch as
-        it finishes, then writes results.parquet.
+        it finishes, then writes the table (results/).
 
         `backend` is "local" (`workers` threads, default one per core) or "ray" (the cluster at
         `address`, default a local instance). `progress` is called with the number of runs
@@ -216,10 +225,14 @@ class Sweep:
         counts = {"runs": 0, "simulated": 0, "cached": 0}
         counting = threading.Lock()
         in_flight: set[str] = set()  # handed to the backend, not stored yet
-        stored_now = Index()  # stored by this call: with rerun, the store's older runs do not count
+        # Stored by this call: with rerun, the store's older runs do not count (without, the
+        # store's index has them, and this one stays empty).
+        stored_now = Index()
         self.store.index(reread=True)  # what is stored now, read before the workers start
         parts = Path(tempfile.mkdtemp(prefix=".parts-", dir=self.out))
         written: List[Path] = []
+        # What the table is made of: its columns, provenance but the date, and every design row.
+        design_digest = hashlib.sha256(json.dumps([columns, {k: v for k, v in provenance.items() if k != "date"}], default=str).encode())
 
         def write_part(rows: List[tuple]) -> None:
             path = parts / f"design-{len(written):06d}.parquet"
@@ -233,8 +246,10 @@ class Sweep:
             values: tuple = ()
             for cell_index, replication, seed, cell in self.plan.runs():
                 if replication == 0:
-                    # A part ends with a whole cell, so that each part's cells are complete.
-                    if len(design) >= CHUNK:
+                    # A part holds whole cells, so that each part's cells are complete, and no more
+                    # than CHUNK runs unless one cell has more: what building the table holds at
+                    # once does not grow with the replications.
+                    if design and len(design) + self.plan.replications > CHUNK:
                         write_part(design)
                         design = []
                     cell_scenario, unseeded = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, 0, 0))
@@ -245,6 +260,7 @@ class Sweep:
                     scenario, resolved = {**cell_scenario, "seed": seed}, seeded(unseeded, seed)
                 key = run_key(resolved)
                 design.append((key, cell_index, replication, seed, *values))
+                design_digest.update(repr(design[-1]).encode())
                 counts["runs"] += 1
                 # Stored by an earlier call (unless all are simulated again), by this one, or on its way.
                 known = stored_now.get(key) is not None if rerun else self.store.has(key, traces=self.keep_traces)
@@ -271,7 +287,8 @@ class Sweep:
             keys = [key for key, _ in batch]
             self.store.put(keys, pack, results)
             with counting:  # sinks run on several threads; += is not atomic
-                stored_now.add(keys, 0)
+                if rerun:
+                    stored_now.add(keys, 0)
                 in_flight.difference_update(keys)
                 counts["simulated"] += len(keys)
             advance(len(keys))
@@ -282,7 +299,9 @@ class Sweep:
                 backends.run_ray(batches(), work, sink, address)
             else:
                 backends.run_local(batches(), work, sink, workers)
-            identical, replicated = self._write_results(written, provenance)
+            made = self._table_made_of(design_digest.hexdigest()) if counts["simulated"] == 0 else None
+            # A rerun that simulated nothing and whose design the table already holds keeps it.
+            identical, replicated = made or self._write_results(written, provenance, design_digest.hexdigest())
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         if identical:
@@ -296,27 +315,41 @@ class Sweep:
             replicated_cells=replicated,
         )
 
-    def _write_results(self, design_parts: List[Path], provenance: Dict[str, Any]) -> tuple[int, int]:
-        """results.parquet from the parts of the design, each joined with its runs' rows from
-        the store into a part of the table, the parts then streamed into one file. Returns
-        (cells whose replications were identical, cells with replications)."""
+    def _table_made_of(self, digest: str) -> Optional[tuple[int, int]]:
+        """(identical, replicated cells) of the table, when it was made of the design `digest`."""
+        try:
+            made = json.loads((self.out / TABLE / MADE_OF).read_text())
+            return (made["identical_cells"], made["replicated_cells"]) if made["design"] == digest and table_parts(self.out) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _write_results(self, design_parts: List[Path], provenance: Dict[str, Any], digest: str) -> tuple[int, int]:
+        """The table (results/): each part of the design joined with its runs' rows from the
+        store into a part file, written as it is made and never merged, so that memory stays
+        flat in the number of runs. The folder is filled beside the old one and then takes its
+        place, so a reader sees one whole table. Returns (cells whose replications were
+        identical, cells with replications)."""
         identical = replicated = 0
-        tables: List[Path] = []
-        for part in design_parts:
-            design = pl.read_parquet(part)
-            table = tidy(design, self.store.rows(design["run"].unique(maintain_order=True).to_list()), provenance)
-            same, replicated_here = identical_cells(table)
-            identical, replicated = identical + same, replicated + replicated_here
-            tables.append(part.with_name(f"table-{len(tables):06d}.parquet"))
-            table.write_parquet(tables[-1])
-        path = self.out / "results.parquet"
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        # One scan of all the parts, streamed into the file: memory stays flat in the number of
-        # parts (a concat of one scan per part held about 0.35 MB more per part). A multi-file
-        # scan wants one schema, so the parts are made to share theirs first.
-        _conform(tables)
-        pl.scan_parquet(tables).sink_parquet(tmp, row_group_size=8192)
-        os.replace(tmp, path)
+        folder = Path(tempfile.mkdtemp(prefix=f".{TABLE}-", dir=self.out))
+        try:
+            tables: List[Path] = []
+            for part in design_parts:
+                design = pl.read_parquet(part)
+                table = tidy(design, self.store.rows(design["run"].unique(maintain_order=True).to_list()), provenance)
+                same, replicated_here = identical_cells(table)
+                identical, replicated = identical + same, replicated + replicated_here
+                tables.append(folder / f"part-{len(tables):05d}.parquet")
+                table.write_parquet(tables[-1])
+            # A multi-file scan wants one schema, so the parts are made to share theirs.
+            _conform(tables)
+            made = {"design": digest, "identical_cells": identical, "replicated_cells": replicated}
+            (folder / MADE_OF).write_text(json.dumps(made) + "\n")
+            folder.chmod(0o755)  # mkdtemp makes it private; results are ordinary files
+            replace_folder(folder, self.out / TABLE)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        # The single file of earlier versions would be a stale second table.
+        (self.out / "results.parquet").unlink(missing_ok=True)
         return identical, replicated
 
     def _resolve(self, cell_index: int, cell: Mapping[str, Value], make: Callable[[], Dict[str, Any]]) -> tuple[Dict[str, Any], str]:
@@ -360,12 +393,17 @@ class Sweep:
         """The tidy table of the last run(): a row per run and flow, with the axis values
         (columns named by path), every summary metric (bottleneck_* for the bottleneck link),
         the seed, the run's key (`run`, the hash of its resolved scenario) and provenance."""
-        return pl.read_parquet(self.results_path())
+        return self.scan_results().collect()
+
+    def scan_results(self) -> pl.LazyFrame:
+        """The table of results(), read lazily: for a campaign whose table is large."""
+        self.results_path()
+        return scan_table(self.out)
 
     def results_path(self) -> Path:
-        """results.parquet, for reading it lazily (pl.scan_parquet) when it is large."""
-        path = self.out / "results.parquet"
-        if not path.is_file():
+        """The folder of the table's part files (part-00000.parquet on, in the design's order)."""
+        path = self.out / TABLE
+        if not table_parts(self.out):
             raise ValueError(f"{path}: no results yet; run the campaign first")
         return path
 
@@ -376,7 +414,7 @@ class Sweep:
         by = cell_columns(self.axes())
         if chosen is None:
             return aggregate(self.results(), by, None, level)
-        table = pl.scan_parquet(self.results_path())
+        table = self.scan_results()
         present = table.collect_schema().names()
         # Only the columns it needs: a campaign's table may be larger than memory.
         return aggregate(table.select(c for c in dict.fromkeys([*by, *chosen]) if c in present).collect(), by, chosen, level)

@@ -91,7 +91,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"tcpstart: warning: {replication_message(stats.identical_cells, stats.replicated_cells)}", file=sys.stderr)
     metrics = args.metric or sweep.metrics
     _print_summary(sweep.summary(metrics), cell_columns(sweep.axes()))
-    print(f"results in {sweep.out / 'results.parquet'}")
+    print(f"results in {sweep.results_path()}")
     return 0
 
 

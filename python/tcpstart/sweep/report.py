@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import polars as pl
 
-from tcpstart.sweep.results import aggregate, cell_columns
+from tcpstart.sweep.results import TABLE, aggregate, cell_columns, scan_table, table_parts
 from tcpstart.sweep.spec import split_quantity
 
 # Cells per metric in a report's table; the campaign's table has them all.
@@ -28,15 +28,15 @@ td,th{{padding:0.2em 0.6em;border-bottom:1px solid #ddd;text-align:right}}img{{m
 
 
 class Campaign:
-    """A campaign folder: sweep.json (what was asked) and results.parquet (the table), read lazily."""
+    """A campaign folder: sweep.json (what was asked) and results/ (the table's parts), read lazily."""
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
-        if not (self.folder / "sweep.json").is_file() or not (self.folder / "results.parquet").is_file():
-            raise ValueError(f"{self.folder}: not a finished campaign folder (no sweep.json and results.parquet)")
+        if not (self.folder / "sweep.json").is_file() or not table_parts(self.folder):
+            raise ValueError(f"{self.folder}: not a finished campaign folder (no sweep.json and {TABLE}/part-*.parquet)")
         self.description: Dict[str, Any] = json.loads((self.folder / "sweep.json").read_text())
         self.axes = [p for key in self.description["axes"] for p in key.split(",")]
-        self.table = pl.scan_parquet(self.folder / "results.parquet")
+        self.table = scan_table(self.folder)
         self.columns = self.table.collect_schema().names()
 
     def summary(self, metrics: Sequence[str]) -> pl.DataFrame:
@@ -90,7 +90,7 @@ def _table(stats: pl.DataFrame, shown: Sequence[str]) -> List[str]:
             interval = f"{_number(row['ci_low'])} .. {_number(row['ci_high'])}"
         lines.append("| " + " | ".join([*(str(row[c]) for c in shown), str(row["n"]), _number(row["mean"]), interval]) + " |")
     if stats.height > MAX_ROWS:
-        lines.append(f"\n{stats.height - MAX_ROWS} more cells in results.parquet.")
+        lines.append(f"\n{stats.height - MAX_ROWS} more cells in the campaign's table ({TABLE}/).")
     return lines
 
 

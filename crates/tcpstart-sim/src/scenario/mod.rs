@@ -233,6 +233,18 @@ impl FlowSpec {
     pub fn base_rtt(&self, net: &Network) -> Duration {
         2 * (net.delay + 2 * self.access_delay)
     }
+
+    /// The bandwidth-delay product of this flow's path, whole bytes: what the summary's
+    /// `bdp_bytes` reports and `time_to_bdp` waits for.
+    pub fn bdp(&self, net: &Network) -> u64 {
+        bdp_bytes(net.rate_bps, self.base_rtt(net)) as u64
+    }
+}
+
+/// The bandwidth-delay product, in bytes, of a bottleneck of `rate_bps` and a base RTT: the one
+/// definition behind queue limits given in `bdp` and the flows' BDP.
+pub fn bdp_bytes(rate_bps: f64, base_rtt: Duration) -> f64 {
+    rate_bps / 8.0 * base_rtt.as_secs_f64()
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -649,8 +649,7 @@ impl RawScenario {
         }
         let tcp = self.tcp.resolve("tcp")?;
         let mtu = tcp.mss as f64 + 40.0;
-        let base_rtt = 2.0 * (delay + 2 * access_delay).as_secs_f64();
-        let bdp = rate_bps / 8.0 * base_rtt;
+        let bdp = super::bdp_bytes(rate_bps, 2 * (delay + 2 * access_delay));
         let queue = match &n.queue {
             Some(q) => limit("network.queue", q, bdp, mtu)?,
             None => limit("network.queue", &Quantity::Text("1bdp".into()), bdp, mtu)?,

@@ -25,19 +25,28 @@ impl Harness {
     /// object text; `mss` is fixed at [`MSS`], timestamps off unless set), established at t = 0
     /// with a SYN-ACK after `rtt`; the initial window is out when it returns.
     pub fn new(algorithm: &str, tcp: &str, segments: u64, rtt: Duration) -> Self {
+        Self::with_size(algorithm, tcp, segments * MSS, rtt)
+    }
+
+    /// As [`Harness::new`], for a transfer of `size` bytes: its last segment is short unless
+    /// `size` is a multiple of [`MSS`].
+    pub fn with_size(algorithm: &str, tcp: &str, size: u64, rtt: Duration) -> Self {
         let text = format!(
             r#"{{"network": {{"rate": "10Mbps", "rtt": "40ms"}},
                 "tcp": {{"timestamps": false, {}"mss": {MSS}}},
                 "flows": [{{"algorithm": "{algorithm}", "size": {}}}]}}"#,
             if tcp.is_empty() { String::new() } else { format!("{tcp}, ") },
-            segments * MSS
+            size
         );
         let s = crate::scenario::from_json(&text).expect("harness scenario");
         let f = &s.flows[0];
         let cfg = CcConfig { mss: MSS, initial_cwnd: f.tcp.initial_window, initial_ssthresh: f.tcp.initial_ssthresh };
         let cc = registry::build(&f.algorithm, &f.params, &cfg).expect("harness algorithm");
-        let mut h =
-            Harness { sender: Sender::new(0, f.tcp.clone(), cc, f.size, 0), now: Instant::ZERO, out: Vec::new() };
+        let mut h = Harness {
+            sender: Sender::new(0, f.tcp.clone(), cc, f.size, crate::milestones::Milestones::new(0)),
+            now: Instant::ZERO,
+            out: Vec::new(),
+        };
         h.sender.start(h.now, &mut h.out);
         h.out.clear();
         h.now = h.now + rtt;
@@ -63,7 +72,8 @@ impl Harness {
     pub fn advance(&mut self, dt: Duration) -> String {
         let end = self.now + dt;
         loop {
-            let next = [self.sender.timer_deadline(), self.sender.pace_deadline].into_iter().flatten().min();
+            let timers = self.sender.poll_at();
+            let next = [timers.retransmit, timers.pacing].into_iter().flatten().min();
             match next {
                 Some(t) if t <= end => {
                     self.now = self.now.max(t);

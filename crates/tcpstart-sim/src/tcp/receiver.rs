@@ -40,7 +40,7 @@ pub struct Receiver {
     recent_block: Option<u64>,
     /// Full segments received since the last ACK was sent.
     unacked_segments: u32,
-    pub delack_deadline: Option<Instant>,
+    delack_deadline: Option<Instant>,
     /// Quick ACKs left (Linux `icsk_ack.quick`).
     quickacks_left: u32,
     /// RFC 7323 TS.Recent and Last.ACK.sent.
@@ -182,8 +182,16 @@ impl Receiver {
         ack
     }
 
-    /// The delayed-ACK timer fired.
+    /// When the delayed-ACK timer next needs to run.
+    pub fn poll_at(&self) -> Option<Instant> {
+        self.delack_deadline
+    }
+
+    /// The delayed-ACK timer fired: the ACK it holds back, unless its time has moved.
     pub fn on_delack_timer(&mut self, now: Instant) -> Option<Packet> {
+        if self.delack_deadline.is_none_or(|d| d > now) {
+            return None;
+        }
         self.delack_deadline = None;
         (self.unacked_segments > 0 || self.ack_held).then(|| self.send_ack(now))
     }
@@ -272,14 +280,18 @@ mod tests {
     fn delayed_acks_every_second_segment_or_on_timer() {
         let mut r = Receiver::new(cfg(true), 0, None);
         assert!(r.on_packet(Instant(0), &data(0)).is_none());
-        assert_eq!(r.delack_deadline, Some(Instant(0) + Duration::from_millis(200)));
+        assert_eq!(r.poll_at(), Some(Instant(0) + Duration::from_millis(200)));
         let ack = r.on_packet(Instant(10), &data(1000)).unwrap();
         assert_eq!(ack.ack, 2000);
         assert_eq!(ack.ts().unwrap().1, 0, "echoes the earliest unacknowledged segment");
         assert!(r.on_packet(Instant(20), &data(2000)).is_none());
-        let ack = r.on_delack_timer(Instant(300)).unwrap();
+        let due = Instant(20) + Duration::from_millis(200);
+        assert_eq!(r.poll_at(), Some(due));
+        assert!(r.on_delack_timer(Instant(due.0 - 1)).is_none(), "early: it waits");
+        let ack = r.on_delack_timer(due).unwrap();
         assert_eq!(ack.ack, 3000);
-        assert!(r.on_delack_timer(Instant(400)).is_none());
+        assert_eq!(r.poll_at(), None);
+        assert!(r.on_delack_timer(due).is_none());
     }
 
     #[test]

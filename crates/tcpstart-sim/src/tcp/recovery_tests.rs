@@ -2,7 +2,7 @@
 
 use core::time::Duration;
 
-use super::harness::{span, Harness};
+use super::harness::{span, Harness, MSS};
 
 const RTT: Duration = Duration::from_millis(100);
 
@@ -218,5 +218,19 @@ fn linux_paces_bursts_of_a_millisecond_of_data_at_least_two_segments() {
         let h = Harness::new("bbr", &format!(r#""profile": "{profile}", "unpaced_segments": 0"#), 100, RTT);
         let mut h = h;
         assert_eq!(h.sent(), first, "{profile}");
+    }
+}
+
+#[test]
+fn linux_counts_a_short_last_segment_as_a_whole_segment_of_the_window() {
+    // A window of 10.5 segments and a transfer of 10.5: the RFC model's byte count lets the short
+    // eleventh segment (500 B) out with the ten full ones; Linux's window is in packets (ten), so
+    // it waits for the first ACK.
+    for (profile, first, after) in [("rfc", span(0, 11), ""), ("linux", span(0, 10), "10")] {
+        let tcp = format!(r#""profile": "{profile}", "initial_window": "{}B""#, 10 * MSS + MSS / 2);
+        let mut h = Harness::with_size("newreno", &tcp, 10 * MSS + MSS / 2, RTT);
+        assert_eq!(h.sent(), first, "{profile}");
+        h.advance(RTT);
+        assert_eq!(h.ack(1, &[]), after, "{profile}");
     }
 }

@@ -14,13 +14,14 @@
 use core::time::Duration;
 
 use tcpstart_cc::{
-    AckEvent, AckTimestamps, CongestionControl, CongestionEvent, EstablishedEvent, Instant, PartialAckPolicy,
-    RecoveryExitEvent, RtoEvent, SentEvent,
+    AckEvent, AckTimestamps, Capabilities, CcState, CongestionControl, CongestionEvent, EstablishedEvent, Instant,
+    PartialAckPolicy, RecoveryExitEvent, RtoEvent, SentEvent,
 };
 
 use tcpstart_cc::quick_start::{code_for_rate, rate_of_code};
 
 use crate::invariant::{ControllerError, Stopped, Violation};
+use crate::milestones::{Milestones, WindowState};
 use crate::packet::{Packet, PacketKind};
 use crate::scenario::{Profile, RecoveryWindow, RtoRestart, TcpConfig};
 use crate::tcp::delivery_rate::DeliveryRate;
@@ -97,12 +98,18 @@ pub struct SenderStats {
     pub bytes_retransmitted: u64,
     pub fast_recoveries: u64,
     pub timeouts: u64,
-    pub max_cwnd: u64,
-    /// When slow start first ended, and the window just before it ended.
-    pub slow_start_exit: Option<(Instant, u64)>,
-    pub reached_bdp_at: Option<Instant>,
     /// Checks failed: a window of zero or less than one segment.
     pub invalid_windows: u64,
+}
+
+/// When a sender next needs to run with no packet arriving, per timer it keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderTimers {
+    /// The retransmission timer, or in the Linux profile the probe or reordering timer in its
+    /// slot: [`Sender::on_rto_timer`].
+    pub retransmit: Option<Instant>,
+    /// The next paced departure: [`Sender::on_pacing_timer`].
+    pub pacing: Option<Instant>,
 }
 
 /// One point of the per-flow time series.
@@ -123,18 +130,11 @@ pub struct Sender {
     flow: u32,
     cfg: TcpConfig,
     cc: Box<dyn CongestionControl>,
-    /// The controller's `cwnd`, `pacing_rate`, `in_slow_start` and `phase` as read after its
-    /// latest callback. They change only in callbacks (the trait's contract), so the per-segment
-    /// and per-ACK checks and the time series read these instead of making the virtual calls
-    /// again.
-    cc_cwnd: u64,
-    cc_pacing_rate: Option<f64>,
-    cc_slow_start: bool,
-    cc_phase: &'static str,
-    /// `CongestionControl::observes_sends`: else `on_sent` and `segment_mark` are not called.
-    cc_observes_sends: bool,
-    /// `CongestionControl::uses_rate_samples`: else ACK events carry no delivery-rate sample.
-    cc_uses_rate_samples: bool,
+    /// The controller's state as read after its latest callback: it changes only in callbacks
+    /// (the trait's contract).
+    cc_state: CcState,
+    /// Read once, at the start.
+    caps: Capabilities,
     state: State,
     /// Bytes to send; `u64::MAX` for an unlimited flow.
     size: u64,
@@ -160,9 +160,8 @@ pub struct Sender {
     next_send_at: Instant,
     /// Last time sending stopped because the window was full.
     window_blocked_at: Option<Instant>,
-    bdp: u64,
-    pub rto_deadline: Option<Instant>,
-    pub pace_deadline: Option<Instant>,
+    rto_deadline: Option<Instant>,
+    pace_deadline: Option<Instant>,
     /// Linux profile with SACK: RACK-TLP's loss detection, its timer and the probe outstanding
     /// (`tlp_high_seq`).
     rack: Option<Rack>,
@@ -170,26 +169,30 @@ pub struct Sender {
     probe: Probe,
     tlp_high: Option<u64>,
     pub stats: SenderStats,
+    /// Told of every change of the window; the summary reads it.
+    milestones: Milestones,
     /// The first invariant this connection broke; the simulation collects it after each event
     /// the sender handled.
     pub violation: Option<Stopped>,
 }
 
 impl Sender {
-    pub fn new(flow: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>, size: Option<u64>, bdp: u64) -> Self {
+    pub fn new(
+        flow: u32,
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        size: Option<u64>,
+        milestones: Milestones,
+    ) -> Self {
         let rtt = RttEstimator::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max, cfg.clock_granularity);
-        let rate_samples = cc.uses_rate_samples();
+        let caps = cc.capabilities();
         Sender {
             flow,
-            board: Scoreboard::new(cfg.mss, rate_samples),
-            rate: DeliveryRate::new(cfg.mss, rate_samples),
+            board: Scoreboard::new(cfg.mss, caps.uses_rate_samples),
+            rate: DeliveryRate::new(cfg.mss, caps.uses_rate_samples),
             rtt,
-            cc_cwnd: cc.cwnd(),
-            cc_pacing_rate: cc.pacing_rate(),
-            cc_slow_start: cc.in_slow_start(),
-            cc_phase: cc.phase(),
-            cc_observes_sends: cc.observes_sends(),
-            cc_uses_rate_samples: rate_samples,
+            cc_state: cc.state(),
+            caps,
             cc,
             state: State::Idle,
             size: size.unwrap_or(u64::MAX),
@@ -206,7 +209,6 @@ impl Sender {
             peer_tsval: 0,
             next_send_at: Instant::ZERO,
             window_blocked_at: None,
-            bdp,
             rto_deadline: None,
             pace_deadline: None,
             rack: (cfg.profile == Profile::Linux && cfg.sack).then(Rack::default),
@@ -214,18 +216,20 @@ impl Sender {
             probe: Probe::Tail,
             tlp_high: None,
             stats: SenderStats::default(),
+            milestones,
             violation: None,
             cfg,
         }
     }
 
-    /// When the retransmission timer (or, in the Linux profile, the probe or reordering timer
-    /// in its slot) next wants `on_rto_timer`.
-    pub fn timer_deadline(&self) -> Option<Instant> {
-        match (self.rto_deadline, self.probe_deadline) {
+    /// When the sender next needs its timers to run. A timer that runs early, or after the
+    /// time moved, does nothing.
+    pub fn poll_at(&self) -> SenderTimers {
+        let retransmit = match (self.rto_deadline, self.probe_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        SenderTimers { retransmit, pacing: self.pace_deadline }
     }
 
     pub fn is_done(&self) -> bool {
@@ -238,15 +242,19 @@ impl Sender {
     pub fn sample(&self) -> FlowSample {
         FlowSample {
             cwnd: self.window(),
-            ssthresh: self.cc.ssthresh(),
+            ssthresh: self.cc_state.ssthresh,
             inflight: self.board.bytes_in_flight(),
             srtt: self.rtt.srtt(),
             rtt: self.rtt.latest(),
-            pacing_rate: self.cc_pacing_rate,
+            pacing_rate: self.cc_state.pacing_rate,
             delivered: self.snd_una,
             retransmissions: self.stats.retransmissions,
             phase: self.phase(),
         }
+    }
+
+    pub fn milestones(&self) -> &Milestones {
+        &self.milestones
     }
 
     /// The name of the flow's algorithm.
@@ -258,7 +266,7 @@ impl Sender {
     pub fn phase(&self) -> &'static str {
         match self.state {
             State::Idle | State::SynSent => "handshake",
-            State::Established => self.cc_phase,
+            State::Established => self.cc_state.phase,
             State::Done => "done",
         }
     }
@@ -268,8 +276,8 @@ impl Sender {
     fn window(&self) -> u64 {
         match self.recovery {
             Some(Recovery { prr: Some(prr), .. }) => prr.cwnd,
-            Some(r) => (self.cc_cwnd as i64 + r.inflation).max(0) as u64,
-            None => self.cc_cwnd,
+            Some(r) => (self.cc_state.cwnd as i64 + r.inflation).max(0) as u64,
+            None => self.cc_state.cwnd,
         }
     }
 
@@ -298,7 +306,7 @@ impl Sender {
         // Only the first SYN asks for a Quick-Start rate: a retransmitted one gives no RTT to
         // size the window with.
         if !self.syn_retransmitted {
-            syn.set_quick_start(self.cc.quick_start_request().map(|bytes_per_s| code_for_rate(bytes_per_s * 8.0)));
+            syn.set_quick_start(self.caps.quick_start_request.map(|bytes_per_s| code_for_rate(bytes_per_s * 8.0)));
         }
         out.push(syn);
         self.rto_deadline = Some(now + self.rtt.rto());
@@ -430,14 +438,14 @@ impl Sender {
         };
         // Written into the event in place: the sample is larger than the compiler moves without a
         // call to `memcpy`.
-        if self.cc_uses_rate_samples {
+        if self.caps.uses_rate_samples {
             let ts_rtt = rtt_sample.filter(|_| self.cfg.timestamps && pkt.ts().is_some());
             ev.rate = Some(self.rate.sample(now, self.board.lost_total(), self.rtt.min_rtt(), ts_rtt));
         } else {
             self.rate.end_ack_unsampled();
         }
         self.with_cc(now, |cc| cc.on_ack(&ev));
-        if self.cc.marks_app_limited() {
+        if self.cc_state.marks_app_limited {
             self.rate.mark_app_limited(self.board.bytes_in_flight());
         }
 
@@ -567,11 +575,11 @@ impl Sender {
             } else if self.cfg.sack {
                 rec.partial_acks += advanced as u32;
                 if let Some(prr) = rec.prr.as_mut() {
-                    prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc.ssthresh(), mss);
+                    prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc_state.ssthresh, mss);
                 }
                 self.recovery = Some(rec);
             } else if advanced {
-                if self.cc.partial_ack_policy() == PartialAckPolicy::EndsRecovery {
+                if self.caps.partial_ack_policy == PartialAckPolicy::EndsRecovery {
                     self.exit_recovery(now, rec);
                     return;
                 }
@@ -608,7 +616,7 @@ impl Sender {
 
     /// Whether a new recovery may start (RFC 6582's `recover`; Reno without SACK forgets).
     fn recovery_allowed(&self) -> bool {
-        match (self.recover, self.cc.partial_ack_policy()) {
+        match (self.recover, self.caps.partial_ack_policy) {
             // Reno has no memory of earlier recoveries.
             (_, PartialAckPolicy::EndsRecovery) if !self.cfg.sack => true,
             (Some(r), _) if self.cfg.sack => self.snd_una >= r,
@@ -648,11 +656,11 @@ impl Sender {
         if self.rack.is_none() {
             self.board.mark_lost(0);
         }
-        let use_prr = self.cfg.sack && self.cfg.recovery == RecoveryWindow::Prr && !self.cc.sets_recovery_window();
+        let use_prr = self.cfg.sack && self.cfg.recovery == RecoveryWindow::Prr && !self.cc_state.sets_recovery_window;
         // The ACK that starts recovery counts as the first of PRR's.
         let prr = use_prr.then(|| {
             let mut prr = Prr::new(recover_fs);
-            prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc.ssthresh(), mss);
+            prr.on_ack(delivered_data, self.board.bytes_in_flight(), self.cc_state.ssthresh, mss);
             prr
         });
         let first_end = self.board.get(0).map_or(self.snd_una, |s| s.seq + s.len as u64);
@@ -791,7 +799,13 @@ impl Sender {
                 && retransmit.is_none()
                 && self.dupacks > 0
                 && self.snd_max + len - self.snd_una <= window + self.dupacks.min(2) as u64 * mss;
-            let within_window = self.board.bytes_in_flight() + len <= window;
+            let within_window = match self.cfg.profile {
+                Profile::Rfc => self.board.bytes_in_flight() + len <= window,
+                // Linux counts the window in packets (`tcp_cwnd_test`: packets in flight below
+                // snd_cwnd), so a short segment takes a whole segment of it. Only the last
+                // segment of a transfer is short, so the bytes in flight round up to packets.
+                Profile::Linux => (self.board.bytes_in_flight().div_ceil(mss) + 1) * mss <= window,
+            };
             if !within_window && !limited_transmit {
                 self.window_blocked_at = Some(now);
                 return;
@@ -799,7 +813,7 @@ impl Sender {
             if retransmit.is_none() && self.snd_max + len - self.snd_una > self.rwnd {
                 return;
             }
-            if self.cc_pacing_rate.is_some() && now < self.next_send_at && burst == 0 {
+            if self.cc_state.pacing_rate.is_some() && now < self.next_send_at && burst == 0 {
                 self.pace_deadline = Some(self.next_send_at);
                 return;
             }
@@ -812,7 +826,7 @@ impl Sender {
                 rec.rescue_rxt = rec.point;
             }
             self.send_segment(now, retransmit, out);
-            if let (Profile::Linux, Some(rate)) = (self.cfg.profile, self.cc_pacing_rate) {
+            if let (Profile::Linux, Some(rate)) = (self.cfg.profile, self.cc_state.pacing_rate) {
                 burst = if burst == 0 { tso_segments(rate, mss) - 1 } else { burst - 1 };
             }
         }
@@ -844,9 +858,9 @@ impl Sender {
         if let Some(prr) = self.recovery.as_mut().and_then(|r| r.prr.as_mut()) {
             prr.on_sent(len as u64);
         }
-        let mark = if self.cc_observes_sends { self.cc.segment_mark(seq) } else { 0 };
+        let mark = if self.caps.observes_sends { self.cc.segment_mark(seq) } else { 0 };
         self.stats.segments_sent += 1;
-        if self.cc_observes_sends {
+        if self.caps.observes_sends {
             let bytes_in_flight = self.board.bytes_in_flight();
             let app_limited = self.rate.is_app_limited();
             self.with_cc(now, |cc| {
@@ -861,14 +875,16 @@ impl Sender {
             });
         } else {
             // The controller is as it was, but the sender's window may not be (PRR, inflation).
-            self.check_window(now, self.cc_slow_start, self.window());
+            self.check_window(now);
+            let state = self.window_state();
+            self.milestones.observe(now, state, state);
         }
         // The pacing rate counts payload bytes, as Linux's departure-time pacing does
         // (`tcp_update_skb_after_send` spaces skbs by their payload length): rate-based
         // controllers measure delivery in payload bytes, so the two agree.
         // No gap after a connection's first `unpaced_segments` data segments (Linux: 10).
         let paced = self.stats.segments_sent >= self.cfg.unpaced_segments as u64;
-        if let Some(rate) = self.cc_pacing_rate.filter(|_| paced) {
+        if let Some(rate) = self.cc_state.pacing_rate.filter(|_| paced) {
             let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
@@ -898,7 +914,7 @@ impl Sender {
     /// finished flows holds no per-segment memory for them.
     pub fn release_buffers(&mut self) {
         debug_assert!(self.is_done());
-        self.board = Scoreboard::new(self.cfg.mss, self.cc_uses_rate_samples);
+        self.board = Scoreboard::new(self.cfg.mss, self.caps.uses_rate_samples);
     }
 
     fn finish(&mut self, now: Instant) {
@@ -909,40 +925,34 @@ impl Sender {
         self.probe_deadline = None;
     }
 
-    /// Runs a controller callback and keeps the milestones and window checks that follow it.
+    /// Runs a controller callback, checks the window it left and tells the milestones.
     fn with_cc(&mut self, now: Instant, f: impl FnOnce(&mut dyn CongestionControl)) {
-        let was_slow_start = self.cc_slow_start;
-        let window_before = self.window();
+        let before = self.window_state();
         f(self.cc.as_mut());
-        self.cc_cwnd = self.cc.cwnd();
-        self.cc_pacing_rate = self.cc.pacing_rate();
-        self.cc_slow_start = self.cc.in_slow_start();
-        self.cc_phase = self.cc.phase();
-        self.check_window(now, was_slow_start, window_before);
+        self.cc_state = self.cc.state();
+        self.check_window(now);
+        self.milestones.observe(now, before, self.window_state());
     }
 
-    /// The checks and milestones after a controller callback, on the values read after it:
-    /// `was_slow_start` and `window_before` are from before it.
-    fn check_window(&mut self, now: Instant, was_slow_start: bool, window_before: u64) {
-        if self.cc_cwnd < self.cfg.mss as u64 || self.cc_pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+    fn window_state(&self) -> WindowState {
+        WindowState { window: self.window(), slow_start: self.cc_state.in_slow_start }
+    }
+
+    /// The controller's window and pacing rate are ones the sender can obey.
+    fn check_window(&mut self, now: Instant) {
+        if self.cc_state.cwnd < self.cfg.mss as u64
+            || self.cc_state.pacing_rate.is_some_and(|r| !(r.is_finite() && r > 0.0))
+        {
             self.stats.invalid_windows += 1;
             self.invalid_window(now);
-        }
-        if was_slow_start && !self.cc_slow_start && self.stats.slow_start_exit.is_none() {
-            self.stats.slow_start_exit = Some((now, window_before));
-        }
-        let window = self.window();
-        self.stats.max_cwnd = self.stats.max_cwnd.max(window);
-        if window >= self.bdp && self.stats.reached_bdp_at.is_none() {
-            self.stats.reached_bdp_at = Some(now);
         }
     }
 
     #[cold]
     #[inline(never)]
     fn invalid_window(&mut self, now: Instant) {
-        let (mss, cwnd) = (self.cfg.mss, self.cc_cwnd);
-        let v = match self.cc_pacing_rate {
+        let (mss, cwnd) = (self.cfg.mss, self.cc_state.cwnd);
+        let v = match self.cc_state.pacing_rate {
             Some(r) if !(r.is_finite() && r > 0.0) => {
                 ("pacing rate", format!("{} set a pacing rate of {r} B/s", self.cc.name()))
             }
@@ -994,7 +1004,7 @@ mod tests {
         let f = &s.flows[0];
         let cfg = tcpstart_cc::CcConfig { mss: 1460, initial_cwnd: 14_600, initial_ssthresh: u64::MAX };
         let cc = tcpstart_cc::registry::build(&f.algorithm, &f.params, &cfg).unwrap();
-        Sender::new(3, f.tcp.clone(), cc, f.size, 0)
+        Sender::new(3, f.tcp.clone(), cc, f.size, Milestones::new(0))
     }
 
     #[test]

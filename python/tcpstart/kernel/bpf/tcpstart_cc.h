@@ -83,6 +83,22 @@ static __always_inline int cwnd_limited(struct tcp_sock *tp)
 	return BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
 }
 
+/* Slow start's part of an ACK (below ssthresh), growing by at most `abc` segments (0 = no
+ * limit): 1 when congestion avoidance follows with the `*acked` segments slow start left. */
+static __always_inline int slow_start_part(struct tcp_sock *tp, __u32 *acked, __u64 abc)
+{
+	__u32 counted, rest;
+
+	if (tp->snd_cwnd >= tp->snd_ssthresh)
+		return 1;
+	counted = abc && *acked > abc ? (__u32)abc : *acked;
+	rest = tcp_slow_start(tp, counted);
+	if (!rest)
+		return 0;
+	*acked = rest + (*acked - counted);
+	return 1;
+}
+
 /* tcpstart's Reno growth per ACK (crates/tcpstart-cc/src/reno.rs) in segments: slow start grows
  * by at most `abc` segments per ACK (0 = no limit, Linux's own), and what reaches past ssthresh
  * goes on to congestion avoidance; there one segment per window of ACKs with abc = 1 (RFC 5681),
@@ -91,16 +107,8 @@ static __always_inline void reno_grow_as(struct sock *sk, __u32 acked, __u64 abc
 {
 	struct tcp_sock *tp = tcp_of(sk);
 
-	if (!limited)
+	if (!limited || !slow_start_part(tp, &acked, abc))
 		return;
-	if (tp->snd_cwnd < tp->snd_ssthresh) {
-		__u32 counted = abc && acked > abc ? (__u32)abc : acked;
-		__u32 rest = tcp_slow_start(tp, counted);
-
-		if (!rest)
-			return;
-		acked = rest + (acked - counted);
-	}
 	tcp_cong_avoid_ai(tp, tp->snd_cwnd, abc == 1 ? 1 : acked);
 }
 
