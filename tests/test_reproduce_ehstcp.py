@@ -50,6 +50,13 @@ def test_a_warmup_run_is_the_prefix_of_the_full_run() -> None:
     assert lw["arrivals"] < lf["arrivals"] and lw["drops"] <= lf["drops"]
 
 
+def test_the_buffer_reaches_the_bottleneck_and_only_it_changes() -> None:
+    ours = ehstcp._scenario(2.5e9, "ehstcp", 1, 8.0, 8.0)
+    other = ehstcp._scenario(2.5e9, "ehstcp", 1, 8.0, 8.0, queue="0.5bdp")
+    assert ours.network.queue == ehstcp.QUEUE == "1bdp" and other.network.queue == "0.5bdp"
+    assert ours.flows == other.flows and ours.web == other.web
+
+
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tcpstart.reproduce import reproduce
@@ -106,6 +113,15 @@ def test_quick_report_has_a_verdict_per_claim_and_its_figures(quick_report: Path
     for claim in results["claims"]:
         for v in claim["values"]:
             assert v["ours"] is None or math.isfinite(v["ours"]), claim["statement"]
+    # Table 1 again under half and twice the buffer: every counted Table 1 claim graded, every
+    # protocol's utilization a fraction of the link.
+    table1_claims = sum(c["source"].endswith("Table 1") and c["kind"] == "reproduction" for c in results["claims"])
+    alternatives = data["table1_queue_sensitivity"]
+    assert set(alternatives) == {"0.5bdp", "2bdp"}
+    for alt in alternatives.values():
+        assert alt["claims"] == table1_claims == 7 and alt["verdicts"] is None  # a smoke test shows none
+        assert set(alt["utilization"]) == set(ehstcp.LABELS)
+        assert all(0.3 < u <= 1.0 + 1e-3 for u in alt["utilization"].values())
     for fig in ("table1.png", "table2.png", "figure1.png", "throughput.png"):
         assert (quick_report / fig).stat().st_size > 1000
     assert "Table 2" in (quick_report / "report.md").read_text()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tcpstart.reproduce import reproduce
-from tcpstart.reproduce.swift_start_nasa import PATHS, TABLE4
+from tcpstart.reproduce.swift_start_nasa import PATHS, TABLE4, Net, Outcome, rtt_excess_ms
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +117,23 @@ def test_clock_tests_read_delta_in_whole_ticks(quick: tuple[dict, str], tmp_path
             assert p["estimate_mbps"] <= 2896 * 8 / (clock * 1e-3) / 1e6 * 1.0001, (key, p)
             assert 0 <= p["held"] <= 10 and 0 <= p["largest_burst"] < 20, (key, p)
     assert "clock granularity" in md.lower() or "1 ms clock" in md
+
+
+def test_the_measured_rtt_is_the_paced_window_over_its_rate() -> None:
+    # 5 Mbps x 500 ms, gamma 1: a window of 312 500 bytes paced at 617 588.9 B/s was measured over
+    # 506 ms, 6 ms above the path's RTT. A run without an estimate measured nothing.
+    path = Net(5, 500)
+    done = Outcome(estimate=(312_500, 312_500 / 0.506), throughput=4.0, retransmissions=0, first_loss=math.inf)
+    assert rtt_excess_ms(done, path) == pytest.approx(6.0)
+    assert rtt_excess_ms(Outcome(None, 4.0, 0, math.inf), path) is None
+
+
+def test_the_measured_rtt_holds_the_first_segments_serialisation(quick: tuple[dict, str]) -> None:
+    results, _ = quick
+    excess = results["data"]["rtt_excess_ms"]
+    for path in PATHS:
+        # The first ACK covers the first segment: its 1500 bytes cross the bottleneck before the
+        # receiver sees it, so the RTT read on the 1 ms clock is at least that much, less a tick.
+        floor_ms = 1500 * 8 / (path.rate_mbps * 1e6) * 1000 - 1.0
+        for ms, count in excess[path.label]:
+            assert ms >= floor_ms and count >= 1, (path.label, ms)

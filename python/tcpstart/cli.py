@@ -568,11 +568,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _version() -> str:
-    from tcpstart.provenance import build
+    from tcpstart.provenance import build, commit_label
 
     b = build()
-    commit = (b["git_commit"] or "unknown commit")[:10] + ("+changes" if b["git_dirty"] else "")
-    return f"tcpstart {b['version']} ({commit}{', PGO' if b['pgo'] else ''}, {b['profile']} build)"
+    return f"tcpstart {b['version']} ({commit_label(b)}{', PGO' if b['pgo'] else ''}, {b['profile']} build)"
 
 
 def _command(commands: Any, name: str, help: str, examples: Sequence[str]) -> argparse.ArgumentParser:

@@ -35,9 +35,15 @@ def provenance() -> dict[str, Any]:
     }
 
 
+def commit_label(t: dict[str, Any]) -> str:
+    """The build's commit as shown to people: its first 10 hex digits, '+changes' when the tree had
+    uncommitted changes, 'unknown commit' when the core was built outside a checkout."""
+    commit = t.get("git_commit")
+    return (commit[:10] if commit else "unknown commit") + ("+changes" if t.get("git_dirty") else "")
+
+
 def describe(p: dict[str, Any]) -> str:
     """One line for reprs and reports: 'tcpstart 0.1.0 (abc1234, PGO), 2026-11-26T20:00:00+00:00'."""
     t = p.get("tcpstart", {})
-    commit = (t.get("git_commit") or "unknown commit")[:10] + ("+changes" if t.get("git_dirty") else "")
-    extras = [commit] + (["PGO"] if t.get("pgo") else []) + ([t["profile"]] if t.get("profile") == "debug" else [])
+    extras = [commit_label(t)] + (["PGO"] if t.get("pgo") else []) + ([t["profile"]] if t.get("profile") == "debug" else [])
     return f"tcpstart {t.get('version', '?')} ({', '.join(extras)}), {p.get('created', '?')}"

@@ -28,15 +28,6 @@ INTRO: list[str] = [
 ]
 
 NOTES: dict[tuple[str, int], str] = {
-    ("jump-start", 0): (
-        "the simulator's window for a short last segment. 60 KB is 41 full segments and one of 632 bytes; "
-        "Jump Start's window is the data queued, 60,370 bytes in the simulator, 42 segments in the kernel. "
-        "Since the Linux profile counts a short segment as a whole one in flight (as Linux's packets_out), "
-        "the simulator's last segment needs 1448 bytes of room that a window in bytes does not leave, and "
-        "waits for the first ACK: it arrived 25 ms after the one before it (packet trace), where the kernel "
-        "sent all 42 at once. A window of whole segments for Jump Start under the Linux profile would "
-        "remove it (-1.4 % before that profile change)."
-    ),
     ("swift-start", 1): (
         "a larger estimate and receive window on the kernel, and one fast run. In five traced runs the kernel's "
         "estimate was 48-60 segments against the simulator's 41 (a quarter of the 173-segment BDP: the pair "
