@@ -124,7 +124,9 @@ class JumpStart(NewReno):
                 self.jump_bytes = jump_bytes
                 unpaced = self.unpaced_within_iw == 1 and jump_bytes <= self.initial_cwnd
                 self.jump_rate = None if unpaced else float(jump_bytes) / rtt
-                self.set_window(max(jump_bytes, self.initial_cwnd), self.ssthresh)
+                # The window in whole segments, as the kernel counts it (ceil(D / MSS) segments).
+                window = -(-jump_bytes // self.mss) * self.mss
+                self.set_window(max(window, self.initial_cwnd), self.ssthresh)
         self.show()
 
     def on_sent(self, ev: Any) -> None:
