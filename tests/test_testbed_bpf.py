@@ -2,8 +2,8 @@
 (anywhere), and kernel runs against the simulator (root, a kernel with BTF and BPF struct_ops,
 clang, bpftool and libbpf; skipped with the reason otherwise).
 
-The kernel checks compare the simulator's completion time with the fastest of several kernel runs,
-the least disturbed by the shared machine (kernel_spread.py; docs/testbed.md, "BPF").
+The kernel checks require the simulator's completion time to agree with at least two of five kernel
+runs, so that one stray run does not decide (kernel_spread.py; docs/testbed.md, "BPF").
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def test_kernel_runs_match_the_simulator(case):
     c = compare(case, runs=5)
     assert not any(n.startswith(f"tcpst{os.getpid()}_") for n in bpfcc.registered())
     times = [k["completion"] for k in c["kernel"]]
-    # Against the least disturbed of five kernel runs (kernel_spread.py).
+    # With at least two of five kernel runs (kernel_spread.py).
     assert kernel_spread.agrees(c["sim"]["completion"], times, tolerance=0.05), (c["sim"]["completion"], times)
     windows = [k["first_rtt_window"] for k in c["kernel"]]
     assert abs(c["window_diff"]) <= 0.10, (c["sim"]["first_rtt_window"], windows)
