@@ -233,7 +233,7 @@ def run_benchmark(
     for cases, _ in groups:
         for case, (row, case_series) in zip(cases, measured[cases]):
             rows.append(row)
-            if series is not None and case_series is not None:
+            if series is not None and case_series is not None and case.algo is not None:
                 series[(case.path.name, case.algo, case.size, case.competing)] = case_series
     return rows
 
