@@ -32,6 +32,22 @@ def test_quick_mode_writes_a_leaderboard_of_its_two_algorithms(cli, tmp_path: Pa
     assert "8 runs (2 paths x 2 algorithms" in out
 
 
+def test_a_rerun_with_a_store_simulates_nothing_and_agrees(cli, tmp_path: Path, monkeypatch) -> None:
+    first = ("benchmark", "--quick", "--scenarios", SCENARIOS, "--store", tmp_path / "store")
+    status, _, err = cli(*first, "--out", tmp_path / "a")
+    assert status == 0, err
+    from tcpstart.sweep import measure
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("a rerun simulated")
+
+    monkeypatch.setattr(measure._core, "run_all", no_simulation)
+    status, _, err = cli(*first, "--out", tmp_path / "b")
+    assert status == 0, err
+    for name in ("runs.csv", "cells.csv"):
+        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+
+
 def test_bad_options_get_one_line(cli, tmp_path: Path) -> None:
     for args, message in [
         (["--algos", "cubic,nope"], "--algos: unknown algorithm 'nope'; see tcpstart algorithms"),

@@ -37,6 +37,7 @@ from tcpstart.progress import ANNOUNCE_OVER
 from tcpstart.simulate import InvariantError, algorithms, estimate, run
 from tcpstart.scenario import Dumbbell, Flow, Scenario, ScenarioError, Tcp, read_scenario_file, validate, validate_toml
 from tcpstart.sweep.command import add_command as add_sweep_command
+from tcpstart.sweep.measure import measuring
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -684,6 +685,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="smoke test: two paths, two algorithms, one size, one replication (options given still apply)")
     p.add_argument("--workers", type=int, help="threads (default: one per core)")
     p.add_argument("--out", metavar="DIR", type=_folder, help="output folder (default: tcpstart-out/benchmark)")
+    p.add_argument("--store", metavar="DIR", type=_folder, help="keep the measured runs here, so that a rerun simulates only what is missing (default: none kept)")
+    p.add_argument("--rerun", action="store_true", help="with --store: simulate every run again")
+    p.add_argument("--backend", choices=["local", "ray"], default="local", help="where runs are simulated (default: %(default)s)")
+    p.add_argument("--address", help="with --backend ray: the cluster's address (default: a local Ray instance)")
     p.set_defaults(func=cmd_benchmark)
 
     p = add(
@@ -721,7 +726,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     out = Path(args.out or "tcpstart-out/benchmark")
     check_output_folder(out)
     series: dict[Any, Any] = {}
-    rows = startup_benchmark.run_benchmark(paths, algos, sizes, replications, workers=args.workers, progress="benchmark", series=series)
+    with measuring(store=args.store, backend=args.backend, address=args.address, workers=args.workers, rerun=args.rerun):
+        rows = startup_benchmark.run_benchmark(paths, algos, sizes, replications, series=series)
     command = "tcpstart " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] == ["benchmark"] else "tcpstart benchmark"
     with atomic_directory(out) as tmp:
         board = startup_benchmark.write_outputs(tmp, rows, command, series)

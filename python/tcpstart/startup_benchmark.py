@@ -31,10 +31,10 @@ from typing import Any, Optional, Sequence
 
 import polars as pl
 
-from tcpstart.batch import run_many
 from tcpstart.benchmark_figures import write_figures
 from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, expanded, read_scenario_file
+from tcpstart.sweep.measure import measure_groups
 
 ALGORITHMS = ("newreno", "cubic", "cubic-nohystart", "cubic+hystartpp", "cubic+suss", "bbr", "jump-start")
 SIZES = ("10KB", "100KB", "1MB", "10MB")
@@ -191,31 +191,50 @@ def _measure(case: Case, res: Result, baseline: Optional[Result]) -> dict[str, A
     return row
 
 
+def _measure_group(cases: tuple[Case, ...], results: list[Result]) -> list[tuple[dict[str, Any], Optional[dict[str, Any]]]]:
+    """Each case's row and, for replication 0, its series: `results` are the cases' runs, then
+    their harm baseline (the CUBIC flow alone) as the last."""
+    baseline = results[-1]
+    measured = []
+    for case, res in zip(cases, results):
+        base = baseline if case.competing else None
+        row = _measure(case, res, base)
+        measured.append((row, _series(case, row, res, base) if case.rep == 0 else None))
+    return measured
+
+
 def run_benchmark(
     paths: Sequence[Path_],
     algos: Sequence[str],
     sizes: Sequence[str],
     replications: int,
-    workers: Optional[int] = None,
-    progress: Optional[str] = None,
+    progress: str = "benchmark",
     series: Optional[dict[tuple[str, str, str, bool], dict[str, Any]]] = None,
 ) -> list[dict[str, Any]]:
     """Every run's row: path, algorithm, size, replication, competing, finished, completion_s
     (unfinished: the time it had), completion_ratio, loss, delay_p95_ms, and harm when competing.
 
+    The runs are measured campaigns (tcpstart.sweep.measure): within `measuring(store=...)` a
+    rerun simulates only what the store lacks, and `backend="ray"` runs them on a cluster. A
+    group is one path, size and replication: every algorithm alone and against CUBIC, and the
+    CUBIC flow alone for harm.
+
     `series`, when given, receives the time series behind the scores of replication 0, keyed by
     (path, algorithm, size, competing), for the figures."""
-    cases = [Case(p, a, z, r, c) for p in paths for z in sizes for r in range(replications) for c in (False, True) for a in algos]
-    baselines = [Case(p, None, z, r, True) for p in paths for z in sizes for r in range(replications)]
-    results = run_many([c.scenario(replications) for c in cases + baselines], workers=workers, progress=progress)
-    by_case = dict(zip(cases + baselines, results))
+    groups = []
+    for p in paths:
+        for z in sizes:
+            for r in range(replications):
+                cases = tuple(Case(p, a, z, r, c) for c in (False, True) for a in algos)
+                runs = [c.scenario(replications) for c in (*cases, Case(p, None, z, r, True))]
+                groups.append((cases, runs))
+    measured = measure_groups(groups, _measure_group, progress)
     rows = []
-    for c in cases:
-        baseline = by_case[Case(c.path, None, c.size, c.rep, True)] if c.competing else None
-        row = _measure(c, by_case[c], baseline)
-        rows.append(row)
-        if series is not None and c.rep == 0 and c.algo is not None:
-            series[(c.path.name, c.algo, c.size, c.competing)] = _series(c, row, by_case[c], baseline)
+    for cases, _ in groups:
+        for case, (row, case_series) in zip(cases, measured[cases]):
+            rows.append(row)
+            if series is not None and case_series is not None and case.algo is not None:
+                series[(case.path.name, case.algo, case.size, case.competing)] = case_series
     return rows
 
 
