@@ -323,7 +323,7 @@ impl Simulation {
         self.udp_in_network += 1;
         let pkt = Packet { kind: PacketKind::Udp, len, ..Packet::default() };
         let id = (self.conns.len() + source as usize) as u32;
-        self.send_from_host(now, Direction::Forward, id, &pkt);
+        self.send_from_host(now, id, &pkt);
     }
 
     /// The links a packet of flow or UDP source `id` crosses when travelling `dir` on its path.
@@ -362,23 +362,25 @@ impl Simulation {
         match kind {
             TimerKind::Retransmit => conn.sender.on_rto_timer(now, &mut out),
             TimerKind::Pacing => conn.sender.on_pacing_timer(now, &mut out),
-            TimerKind::DelayedAck => {
-                if let Some(ack) = conn.receiver.on_delack_timer(now) {
-                    self.send_from_host(now, Direction::Reverse, flow, &ack);
-                }
-            }
+            TimerKind::DelayedAck => conn.receiver.on_delack_timer(now, &mut out),
         }
         self.after_sender(now, flow, &mut out);
         self.scratch = out;
     }
 
-    /// Sends what a sender produced, records its state and re-arms its timers.
-    fn after_sender(&mut self, now: Instant, flow: u32, out: &mut Vec<Packet>) {
+    /// Sends what an endpoint of `flow` appended to `out`, each packet the way its kind goes.
+    fn send_all(&mut self, now: Instant, flow: u32, out: &mut Vec<Packet>) {
         // Each packet read in place: taken by value, it was copied out of the buffer first.
         for pkt in out.iter() {
-            self.send_from_host(now, Direction::Forward, flow, pkt);
+            self.send_from_host(now, flow, pkt);
         }
         out.clear();
+    }
+
+    /// Sends what an endpoint produced (a timer's, the sender's), records the sender's state and
+    /// re-arms the flow's timers.
+    fn after_sender(&mut self, now: Instant, flow: u32, out: &mut Vec<Packet>) {
+        self.send_all(now, flow, out);
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.record(now, flow, sender.phase(), || sender.sample());
         self.sync_timers(flow);
@@ -398,10 +400,12 @@ impl Simulation {
         }
     }
 
-    /// After the flow's receiver handled a segment. Its sender is as it was: its deadlines and
-    /// phase are unchanged and it cannot have finished, so of `after_sender` only the time
-    /// series' record (which then only notes the time) and the delayed-ACK timer remain.
-    fn after_receiver(&mut self, now: Instant, flow: u32) {
+    /// After the flow's receiver handled a segment: sends its answer. Its sender is as it was:
+    /// its deadlines and phase are unchanged and it cannot have finished, so of `after_sender`
+    /// only the time series' record (which then only notes the time) and the delayed-ACK timer
+    /// remain.
+    fn after_receiver(&mut self, now: Instant, flow: u32, out: &mut Vec<Packet>) {
+        self.send_all(now, flow, out);
         let conn = &mut self.conns[flow as usize];
         let sender = &conn.sender;
         // What is left out holds already, since the sender's last event went through
@@ -423,8 +427,8 @@ impl Simulation {
         arm_timer(&mut self.events, conn, flow, timer_index(TimerKind::DelayedAck), deadline);
     }
 
-    fn send_from_host(&mut self, now: Instant, dir: Direction, flow: u32, pkt: &Packet) {
-        debug_assert_eq!(pkt.dir(), dir, "{:?} sent the wrong way", pkt.kind);
+    fn send_from_host(&mut self, now: Instant, flow: u32, pkt: &Packet) {
+        let dir = pkt.dir();
         // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
         let slot = self.pool.insert(*pkt, flow, self.counters.created as u16);
         self.counters.created += 1;
@@ -616,33 +620,29 @@ impl Simulation {
         }
         let sender = &self.conns[flow as usize].sender;
         self.flow_trace.before(now, flow, || sender.sample());
-        // The host reads the packet in its slot, which is freed before anything is sent, so the
-        // reply may take it.
-        match dir {
-            Direction::Forward => {
-                if let Some(tr) = self.packet_trace.as_mut() {
-                    tr.record(now, PacketEvent::Arrive, &self.pool.get(slot), None);
+        if let Some(tr) = self.packet_trace.as_mut() {
+            match dir {
+                Direction::Forward => tr.record(now, PacketEvent::Arrive, &self.pool.get(slot), None),
+                Direction::Reverse if self.pool.route(slot).kind == PacketKind::Ack => {
+                    tr.record(now, PacketEvent::AckArrive, &self.pool.get(slot), None)
                 }
-                let ack = self.conns[flow as usize].receiver.on_packet(now, &self.pool.read(slot));
-                self.pool.free(slot);
-                if let Some(ack) = ack {
-                    self.send_from_host(now, Direction::Reverse, flow, &ack);
-                }
-                self.after_receiver(now, flow);
-            }
-            Direction::Reverse => {
-                if let Some(tr) = self.packet_trace.as_mut() {
-                    if self.pool.route(slot).kind == PacketKind::Ack {
-                        tr.record(now, PacketEvent::AckArrive, &self.pool.get(slot), None);
-                    }
-                }
-                let mut out = std::mem::take(&mut self.scratch);
-                self.conns[flow as usize].sender.on_packet(now, &self.pool.read(slot), &mut out);
-                self.pool.free(slot);
-                self.after_sender(now, flow, &mut out);
-                self.scratch = out;
+                Direction::Reverse => {}
             }
         }
+        // The host reads the packet in its slot, which is freed before anything is sent, so the
+        // reply may take it.
+        let mut out = std::mem::take(&mut self.scratch);
+        let conn = &mut self.conns[flow as usize];
+        match dir {
+            Direction::Forward => conn.receiver.on_packet(now, &self.pool.read(slot), &mut out),
+            Direction::Reverse => conn.sender.on_packet(now, &self.pool.read(slot), &mut out),
+        }
+        self.pool.free(slot);
+        match dir {
+            Direction::Forward => self.after_receiver(now, flow, &mut out),
+            Direction::Reverse => self.after_sender(now, flow, &mut out),
+        }
+        self.scratch = out;
     }
 
     /// Packets inside links: queued, on a transmitter, or propagating.

@@ -104,8 +104,9 @@ impl Receiver {
         }
     }
 
-    /// Handles an arriving SYN or data segment; returns the ACK (or SYN-ACK) to send now, if any.
-    pub fn on_packet(&mut self, now: Instant, pkt: &Packet) -> Option<Packet> {
+    /// Handles an arriving SYN or data segment; appends to `out` the ACK (or SYN-ACK) to send
+    /// now, if any (the sender's shape: an endpoint's handlers all append what they send).
+    pub fn on_packet(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) {
         if let Some((tsval, _)) = pkt.ts() {
             // Echo the segment that covers the last byte acknowledged, so a delayed ACK reports
             // the earliest unacknowledged segment's time (RFC 7323 4.3).
@@ -122,7 +123,8 @@ impl Receiver {
             synack.kind = PacketKind::SynAck;
             // The Quick-Start Response reports the rate the routers left in the Request.
             synack.set_quick_start(pkt.quick_start());
-            return Some(synack);
+            out.push(synack);
+            return;
         }
         if let Some(hook) = self.hook.as_mut() {
             let arrival = SegmentArrival { now, seq: pkt.seq, len: pkt.len, mark: pkt.mark };
@@ -140,7 +142,8 @@ impl Receiver {
             if let Some(l) = self.linux.as_mut() {
                 l.on_duplicate();
             }
-            return Some(self.send_ack(now));
+            out.push(self.send_ack(now));
+            return;
         }
         if start > self.rcv_nxt {
             self.insert_ooo(start, end);
@@ -149,9 +152,10 @@ impl Receiver {
                 self.ack_held = true;
                 let due = now + delay;
                 self.delack_deadline = Some(self.delack_deadline.map_or(due, |d| d.min(due)));
-                return None;
+                return;
             }
-            return Some(self.send_ack(now));
+            out.push(self.send_ack(now));
+            return;
         }
         self.rcv_nxt = end;
         self.absorb_ooo();
@@ -166,20 +170,16 @@ impl Receiver {
             Some(l) => l.ack_now(self.rcv_nxt, self.ooo_bytes, end - start),
             None => self.quickacks_left > 0 || self.unacked_segments >= self.cfg.delack_count,
         };
-        let ack = if at_once {
-            Some(self.send_ack(now))
-        } else {
-            if self.delack_deadline.is_none() {
-                self.delack_deadline = Some(now + self.cfg.delack_timeout);
-            }
-            None
-        };
+        if at_once {
+            out.push(self.send_ack(now));
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.cfg.delack_timeout);
+        }
         if let Some(l) = self.linux.as_mut() {
             // The application reads what arrived in order.
             let span = self.ooo.back().map_or(0, |&(_, e)| e - self.rcv_nxt);
             l.on_read(now, self.rcv_nxt, span);
         }
-        ack
     }
 
     /// When the delayed-ACK timer next needs to run.
@@ -187,13 +187,15 @@ impl Receiver {
         self.delack_deadline
     }
 
-    /// The delayed-ACK timer fired: the ACK it holds back, unless its time has moved.
-    pub fn on_delack_timer(&mut self, now: Instant) -> Option<Packet> {
+    /// The delayed-ACK timer fired: appends the ACK it holds back, unless its time has moved.
+    pub fn on_delack_timer(&mut self, now: Instant, out: &mut Vec<Packet>) {
         if self.delack_deadline.is_none_or(|d| d > now) {
-            return None;
+            return;
         }
         self.delack_deadline = None;
-        (self.unacked_segments > 0 || self.ack_held).then(|| self.send_ack(now))
+        if self.unacked_segments > 0 || self.ack_held {
+            out.push(self.send_ack(now));
+        }
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
@@ -272,6 +274,22 @@ mod tests {
         raw.resolve("tcp").unwrap()
     }
 
+    /// What one call of a receiver's handler sent: one packet at most.
+    fn sent(handler: impl FnOnce(&mut Vec<Packet>)) -> Option<Packet> {
+        let mut out = Vec::new();
+        handler(&mut out);
+        assert!(out.len() <= 1, "one ACK at a time: {out:?}");
+        out.pop()
+    }
+
+    fn answer(r: &mut Receiver, now: Instant, pkt: &Packet) -> Option<Packet> {
+        sent(|out| r.on_packet(now, pkt, out))
+    }
+
+    fn on_timer(r: &mut Receiver, now: Instant) -> Option<Packet> {
+        sent(|out| r.on_delack_timer(now, out))
+    }
+
     fn data(seq: u64) -> Packet {
         Packet { kind: PacketKind::Data, seq, len: 1000, ..Packet::default() }.with_ts(Some((seq, 0)))
     }
@@ -279,26 +297,26 @@ mod tests {
     #[test]
     fn delayed_acks_every_second_segment_or_on_timer() {
         let mut r = Receiver::new(cfg(true), 0, None);
-        assert!(r.on_packet(Instant(0), &data(0)).is_none());
+        assert!(answer(&mut r, Instant(0), &data(0)).is_none());
         assert_eq!(r.poll_at(), Some(Instant(0) + Duration::from_millis(200)));
-        let ack = r.on_packet(Instant(10), &data(1000)).unwrap();
+        let ack = answer(&mut r, Instant(10), &data(1000)).unwrap();
         assert_eq!(ack.ack, 2000);
         assert_eq!(ack.ts().unwrap().1, 0, "echoes the earliest unacknowledged segment");
-        assert!(r.on_packet(Instant(20), &data(2000)).is_none());
+        assert!(answer(&mut r, Instant(20), &data(2000)).is_none());
         let due = Instant(20) + Duration::from_millis(200);
         assert_eq!(r.poll_at(), Some(due));
-        assert!(r.on_delack_timer(Instant(due.0 - 1)).is_none(), "early: it waits");
-        let ack = r.on_delack_timer(due).unwrap();
+        assert!(on_timer(&mut r, Instant(due.0 - 1)).is_none(), "early: it waits");
+        let ack = on_timer(&mut r, due).unwrap();
         assert_eq!(ack.ack, 3000);
         assert_eq!(r.poll_at(), None);
-        assert!(r.on_delack_timer(due).is_none());
+        assert!(on_timer(&mut r, due).is_none());
     }
 
     #[test]
     fn quick_acks_answer_each_of_the_first_segments_then_delayed_acks_resume() {
         let raw = RawTcp { quickack: Some(3), ..RawTcp::default() };
         let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
-        let acked: Vec<bool> = (0..9).map(|i| r.on_packet(Instant(i), &data(i * 1000)).is_some()).collect();
+        let acked: Vec<bool> = (0..9).map(|i| answer(&mut r, Instant(i), &data(i * 1000)).is_some()).collect();
         assert_eq!(acked, [true, true, true, false, true, false, true, false, true]);
     }
 
@@ -306,21 +324,21 @@ mod tests {
     fn every_kth_segment_is_acknowledged() {
         let raw = RawTcp { delack_count: Some(3), ..RawTcp::default() };
         let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
-        let acks: Vec<u64> = (0..9).filter_map(|i| r.on_packet(Instant(i), &data(i * 1000))).map(|a| a.ack).collect();
+        let acks: Vec<u64> = (0..9).filter_map(|i| answer(&mut r, Instant(i), &data(i * 1000))).map(|a| a.ack).collect();
         assert_eq!(acks, [3000, 6000, 9000]);
     }
 
     #[test]
     fn out_of_order_data_is_acked_at_once_with_sack_blocks() {
         let mut r = Receiver::new(cfg(true), 0, None);
-        r.on_packet(Instant(0), &data(0));
-        let dup = r.on_packet(Instant(1), &data(2000)).unwrap();
+        answer(&mut r, Instant(0), &data(0));
+        let dup = answer(&mut r, Instant(1), &data(2000)).unwrap();
         assert_eq!((dup.ack, dup.sack_count, dup.sack[0]), (1000, 1, (2000, 3000)));
-        let dup = r.on_packet(Instant(2), &data(4000)).unwrap();
+        let dup = answer(&mut r, Instant(2), &data(4000)).unwrap();
         assert_eq!(dup.sack_count, 2);
         assert_eq!(dup.sack[0], (4000, 5000), "most recent block first");
         // Filling the first hole is acknowledged at once too.
-        let ack = r.on_packet(Instant(3), &data(1000)).unwrap();
+        let ack = answer(&mut r, Instant(3), &data(1000)).unwrap();
         assert_eq!((ack.ack, ack.sack_count, ack.sack[0]), (3000, 1, (4000, 5000)));
     }
 
@@ -328,7 +346,7 @@ mod tests {
     fn window_is_capped_without_scaling_and_shrinks_with_held_data() {
         let raw = RawTcp { window_scaling: Some(false), ..RawTcp::default() };
         let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
-        let ack = r.on_packet(Instant(0), &data(5000)).unwrap();
+        let ack = answer(&mut r, Instant(0), &data(5000)).unwrap();
         assert_eq!(ack.rwnd, 65_535);
         let mut small = Receiver::new(
             RawTcp { rcv_buf: Some(crate::scenario::Quantity::Number(10_000.0)), ..RawTcp::default() }
@@ -337,7 +355,7 @@ mod tests {
             0,
             None,
         );
-        assert_eq!(small.on_packet(Instant(0), &data(5000)).unwrap().rwnd, 9_000);
+        assert_eq!(answer(&mut small, Instant(0), &data(5000)).unwrap().rwnd, 9_000);
     }
 
     fn marked(seq: u64, mark: u8) -> Packet {
@@ -351,12 +369,12 @@ mod tests {
     #[test]
     fn delayed_ack_of_a_marked_pair_carries_the_gap() {
         let mut r = Receiver::new(cfg(true), 0, pair_hook());
-        assert!(r.on_packet(Instant(0), &marked(0, 1)).is_none());
-        let ack = r.on_packet(Instant(7_772_000), &marked(1000, 2)).unwrap();
+        assert!(answer(&mut r, Instant(0), &marked(0, 1)).is_none());
+        let ack = answer(&mut r, Instant(7_772_000), &marked(1000, 2)).unwrap();
         assert_eq!((ack.ack, ack.echo()), (2000, Some(7_772)));
         // The echo is sent once.
-        r.on_packet(Instant(8_000_000), &data(2000));
-        assert_eq!(r.on_packet(Instant(9_000_000), &data(3000)).unwrap().echo(), None);
+        answer(&mut r, Instant(8_000_000), &data(2000));
+        assert_eq!(answer(&mut r, Instant(9_000_000), &data(3000)).unwrap().echo(), None);
     }
 
     #[test]
@@ -364,18 +382,18 @@ mod tests {
         // The First completes an ACK of two segments; the Second waits for the timer, whose ACK
         // (the ACK of the second segment) carries the gap.
         let mut r = Receiver::new(cfg(true), 0, pair_hook());
-        r.on_packet(Instant(0), &data(0));
-        let ack = r.on_packet(Instant(1_000), &marked(1000, 1)).unwrap();
+        answer(&mut r, Instant(0), &data(0));
+        let ack = answer(&mut r, Instant(1_000), &marked(1000, 1)).unwrap();
         assert_eq!((ack.ack, ack.echo()), (2000, None));
-        assert!(r.on_packet(Instant(501_000), &marked(2000, 2)).is_none());
-        let ack = r.on_delack_timer(Instant(200_501_000)).unwrap();
+        assert!(answer(&mut r, Instant(501_000), &marked(2000, 2)).is_none());
+        let ack = on_timer(&mut r, Instant(200_501_000)).unwrap();
         assert_eq!((ack.ack, ack.echo()), (3000, Some(500)));
     }
 
     #[test]
     fn receiver_timestamps_use_its_own_clock() {
         let mut r = Receiver::new(cfg(false), 5_000, None);
-        let ack = r.on_packet(Instant(100), &data(0)).unwrap();
+        let ack = answer(&mut r, Instant(100), &data(0)).unwrap();
         assert_eq!(ack.ts(), Some((5_100, 0)));
     }
 }
