@@ -80,8 +80,3 @@ pub fn run_watched(
         pcaps,
     })
 }
-
-/// Parses, validates and runs a scenario given as JSON.
-pub fn run_json(text: &str) -> Result<RunOutput, ScenarioError> {
-    Ok(run(scenario::from_json(text)?))
-}

@@ -13,16 +13,6 @@ fn run(algorithm: &str) -> common::Run {
     }))
 }
 
-fn phases(out: &common::Run) -> Vec<&'static str> {
-    let mut seen: Vec<&'static str> = vec![];
-    for &p in out.flows.phase.iter() {
-        if seen.last() != Some(&p) {
-            seen.push(p);
-        }
-    }
-    seen
-}
-
 /// Data bytes retransmitted before the flow's first second ends: the start-up's losses.
 fn startup_retransmissions(out: &common::Run) -> u64 {
     let f = &out.flows;
@@ -32,11 +22,11 @@ fn startup_retransmissions(out: &common::Run) -> u64 {
 #[test]
 fn bbr3_loses_far_less_than_bbr_v1_while_starting_on_a_shallow_buffer() {
     let (v1, v3) = (run("bbr"), run("bbr3"));
-    let p = phases(&v3);
+    let p = common::phases(&v3);
     assert_eq!(p[..3], ["handshake", "startup", "drain"], "{p:?}");
     assert!(p.iter().any(|s| s.starts_with("probe_bw_")), "{p:?}");
     let (r1, r3) = (startup_retransmissions(&v1), startup_retransmissions(&v3));
-    let done = |o: &common::Run| common::flow(o, 0)["completion_time"].as_f64().unwrap();
+    let done = |o: &common::Run| common::value(o, "completion_time");
     println!("retransmissions in the first second: bbr {r1}, bbr3 {r3}; completion {} s, {} s", done(&v1), done(&v3));
     assert!(r1 >= 50 && r3 * 3 <= r1, "bbr {r1} against bbr3 {r3}");
     for out in [&v1, &v3] {

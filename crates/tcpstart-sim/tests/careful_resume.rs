@@ -16,38 +16,24 @@ fn run(algorithm: &str, params: Value) -> common::Run {
     }))
 }
 
-fn value(out: &common::Run, key: &str) -> f64 {
-    common::flow(out, 0)[key].as_f64().unwrap_or_else(|| panic!("{key} missing"))
-}
-
-fn phases(out: &common::Run) -> Vec<&'static str> {
-    let mut seen: Vec<&'static str> = vec![];
-    for &p in out.flows.phase.iter() {
-        if seen.last() != Some(&p) {
-            seen.push(p);
-        }
-    }
-    seen
-}
-
 #[test]
 fn a_saved_window_of_one_bdp_resumes_at_half_of_it() {
     let cr = run("newreno+careful-resume", json!({"saved_cwnd": 2_500_000, "saved_rtt_ms": 200}));
     let newreno = run("newreno", json!({}));
-    let p = phases(&cr);
+    let p = common::phases(&cr);
     assert_eq!(p[..5], ["handshake", "reconnaissance", "unvalidated", "validating", "slow_start"], "{p:?}");
     // The jump to 1.25 MB after the first round leaves one doubling to the BDP: NewReno needs
     // about eight rounds from 10 segments.
-    let (t_cr, t_nr) = (value(&cr, "time_to_bdp"), value(&newreno, "time_to_bdp"));
+    let (t_cr, t_nr) = (common::value(&cr, "time_to_bdp"), common::value(&newreno, "time_to_bdp"));
     assert!(t_cr < 0.6 * t_nr, "time to the BDP: {t_cr} s against {t_nr} s");
-    assert!(value(&cr, "completion_time") < value(&newreno, "completion_time"));
+    assert!(common::value(&cr, "completion_time") < common::value(&newreno, "completion_time"));
 }
 
 #[test]
 fn a_stale_saved_window_retreats_to_half_the_validated_pipe() {
     // saved_cwnd 16 MB: the jump of 8 MB overflows BDP + queue (5 MB).
     let cr = run("newreno+careful-resume", json!({"saved_cwnd": 16_000_000, "saved_rtt_ms": 200}));
-    let p = phases(&cr);
+    let p = common::phases(&cr);
     assert!(p.contains(&"safe_retreat"), "{p:?}");
     let f = &cr.flows;
     let first = f.phase.iter().position(|p| *p == "safe_retreat").unwrap();

@@ -22,10 +22,6 @@ fn run(algorithm: &str, mbps: u32, rtt_ms: u32) -> common::Run {
     }))
 }
 
-fn f64_of(out: &common::Run, key: &str) -> f64 {
-    common::flow(out, 0)[key].as_f64().unwrap_or_else(|| panic!("{key} missing: {}", common::flow(out, 0)))
-}
-
 /// First time the window holds `bytes` of payload.
 fn time_to(out: &common::Run, bytes: f64) -> f64 {
     let series = common::cwnd_series(out, 0);
@@ -39,12 +35,12 @@ fn ess_exits_between_one_and_two_bdp_and_reaches_the_bdp_before_newreno() {
         let newreno = run("newreno", mbps, rtt_ms);
         // The BDP in payload bytes: the window counts payload, the link carries 400-byte packets.
         let bdp = mbps as f64 * 1e6 / 8.0 * rtt_ms as f64 * 1e-3 * MSS as f64 / 400.0;
-        let exit = f64_of(&ess, "ss_exit_cwnd");
+        let exit = common::value(&ess, "ss_exit_cwnd");
         let (t_ess, t_newreno) = (time_to(&ess, bdp), time_to(&newreno, bdp));
         eprintln!(
             "{mbps} Mbps {rtt_ms} ms: exit {:.2} BDP at {:.3}s; BDP at {t_ess:.3}s (ess) {t_newreno:.3}s (newreno); drops {} / {}",
             exit / bdp,
-            f64_of(&ess, "ss_exit_time"),
+            common::value(&ess, "ss_exit_time"),
             common::flow(&ess, 0)["drops"],
             common::flow(&newreno, 0)["drops"]
         );

@@ -26,20 +26,6 @@ fn run(algorithm: &str, router: Option<Value>, udp: f64) -> common::Run {
     common::run(spec)
 }
 
-fn completion(out: &common::Run) -> f64 {
-    common::flow(out, 0)["completion_time"].as_f64().expect("the flow completes")
-}
-
-fn phases(out: &common::Run) -> Vec<&'static str> {
-    let mut seen: Vec<&'static str> = vec![];
-    for &p in out.flows.phase.iter() {
-        if seen.last() != Some(&p) {
-            seen.push(p);
-        }
-    }
-    seen
-}
-
 #[test]
 fn an_approved_request_saves_round_trips() {
     let qs = run("newreno+quick-start", Some(json!({})), 0.0);
@@ -48,7 +34,7 @@ fn an_approved_request_saves_round_trips() {
         common::link(&qs, "bottleneck")["quick_start"],
         json!({"requests": 1, "approved": 0, "reduced": 1, "refused": 0})
     );
-    let p = phases(&qs);
+    let p = common::phases(&qs);
     assert_eq!(p[..3], ["handshake", "quick_start", "slow_start"], "{p:?}");
     // 10.24 Mbit/s x 200 ms x 1460 / 1500: 249 kB, 170 segments of 1460 bytes.
     let window = qs.flows.phase.iter().position(|p| *p == "quick_start").map(|i| qs.flows.cwnd[i]).unwrap();
@@ -56,7 +42,7 @@ fn an_approved_request_saves_round_trips() {
     // Quick-Start: the handshake, the paced round, one more round for the other 104 segments
     // and their serialisation (60 ms). Slow start from 10 segments, with delayed ACKs, needs
     // at least two rounds more.
-    let (t_qs, t_nr) = (completion(&qs), completion(&newreno));
+    let (t_qs, t_nr) = (common::value(&qs, "completion_time"), common::value(&newreno, "completion_time"));
     assert!(t_qs < 3.5 * RTT && t_nr - t_qs > 2.0 * RTT, "Quick-Start {t_qs} s, NewReno {t_nr} s");
     assert_eq!(common::flow(&qs, 0)["retransmissions"], 0, "paced within the approved rate: no loss");
 }
@@ -65,8 +51,8 @@ fn an_approved_request_saves_round_trips() {
 fn cubic_uses_the_approval_too() {
     let qs = run("cubic+quick-start", Some(json!({})), 0.0);
     let cubic = run("cubic", None, 0.0);
-    assert!(phases(&qs).contains(&"quick_start"));
-    assert!(completion(&cubic) - completion(&qs) > 2.0 * RTT);
+    assert!(common::phases(&qs).contains(&"quick_start"));
+    assert!(common::value(&cubic, "completion_time") - common::value(&qs, "completion_time") > 2.0 * RTT);
 }
 
 #[test]
@@ -75,9 +61,9 @@ fn a_refused_request_is_plain_slow_start() {
     let qs = run("newreno+quick-start", Some(json!({"threshold": 0.8, "interval": "500ms"})), 17.0);
     let newreno = run("newreno", Some(json!({"threshold": 0.8, "interval": "500ms"})), 17.0);
     assert_eq!(common::link(&qs, "bottleneck")["quick_start"]["refused"], 1, "{}", common::link(&qs, "bottleneck"));
-    assert!(!phases(&qs).contains(&"quick_start"));
+    assert!(!common::phases(&qs).contains(&"quick_start"));
     // The same transfer, apart from the 8 option bytes on the SYN and SYN-ACK.
-    let (t_qs, t_nr) = (completion(&qs), completion(&newreno));
+    let (t_qs, t_nr) = (common::value(&qs, "completion_time"), common::value(&newreno, "completion_time"));
     assert!((t_qs - t_nr).abs() < 0.01 * t_nr, "Quick-Start {t_qs} s, NewReno {t_nr} s");
 }
 
@@ -85,9 +71,9 @@ fn a_refused_request_is_plain_slow_start() {
 fn a_bottleneck_without_a_router_refuses() {
     let qs = run("newreno+quick-start", None, 0.0);
     let newreno = run("newreno", None, 0.0);
-    assert!(!phases(&qs).contains(&"quick_start"));
+    assert!(!common::phases(&qs).contains(&"quick_start"));
     assert!(common::link(&qs, "bottleneck").get("quick_start").is_none());
-    assert!((completion(&qs) - completion(&newreno)).abs() < 0.001);
+    assert!((common::value(&qs, "completion_time") - common::value(&newreno, "completion_time")).abs() < 0.001);
 }
 
 #[test]

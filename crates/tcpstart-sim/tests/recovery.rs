@@ -27,7 +27,7 @@ fn stat(out: &common::Run, key: &str) -> u64 {
 }
 
 fn completion(out: &common::Run) -> f64 {
-    common::flow(out, 0)["completion_time"].as_f64().unwrap()
+    common::value(out, "completion_time")
 }
 
 /// Times of the packet-trace events of kind `event`.

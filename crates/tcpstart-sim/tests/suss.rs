@@ -14,10 +14,6 @@ fn run_on(algorithm: &str, rate: &str, rtt_ms: u32, size: &str, delayed_ack: boo
     }))
 }
 
-fn secs(out: &common::Run, key: &str) -> f64 {
-    common::flow(out, 0)[key].as_f64().unwrap_or_else(|| panic!("{key} missing"))
-}
-
 #[test]
 fn reaches_the_bdp_in_fewer_round_trips_than_cubic_without_more_loss() {
     // 100 Mbps, 200 ms (BDP 1712 segments of 1460 B): doubling from 10 needs 8 rounds after the
@@ -26,10 +22,10 @@ fn reaches_the_bdp_in_fewer_round_trips_than_cubic_without_more_loss() {
     for delayed_ack in [false, true] {
         let suss = run_on("cubic+suss", "100Mbps", 200, "20MB", delayed_ack);
         let cubic = run_on("cubic", "100Mbps", 200, "20MB", delayed_ack);
-        let rounds = |out: &common::Run| secs(out, "time_to_bdp") / 0.2;
+        let rounds = |out: &common::Run| common::value(&out, "time_to_bdp") / 0.2;
         let at = format!("delayed_ack {delayed_ack}: SUSS {:.2} rounds, CUBIC {:.2}", rounds(&suss), rounds(&cubic));
         assert!(rounds(&cubic) - rounds(&suss) >= 2.0, "{at}");
-        assert!(secs(&suss, "completion_time") < secs(&cubic, "completion_time"), "{at}");
+        assert!(common::value(&suss, "completion_time") < common::value(&cubic, "completion_time"), "{at}");
         let retransmissions = |out: &common::Run| common::flow(out, 0)["retransmissions"].as_u64().unwrap();
         assert!(retransmissions(&suss) <= retransmissions(&cubic), "{at}");
         // The extra packets were paced: the trace shows SUSS's pacing phase.
@@ -43,5 +39,5 @@ fn a_short_path_turns_suss_off_and_leaves_cubic() {
     let suss = run_on("cubic+suss", "100Mbps", 8, "5MB", false);
     let cubic = run_on("cubic", "100Mbps", 8, "5MB", false);
     assert_eq!(suss.flows.cwnd, cubic.flows.cwnd);
-    assert_eq!(secs(&suss, "completion_time"), secs(&cubic, "completion_time"));
+    assert_eq!(common::value(&suss, "completion_time"), common::value(&cubic, "completion_time"));
 }

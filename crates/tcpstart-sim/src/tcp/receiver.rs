@@ -324,7 +324,8 @@ mod tests {
     fn every_kth_segment_is_acknowledged() {
         let raw = RawTcp { delack_count: Some(3), ..RawTcp::default() };
         let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
-        let acks: Vec<u64> = (0..9).filter_map(|i| answer(&mut r, Instant(i), &data(i * 1000))).map(|a| a.ack).collect();
+        let acks: Vec<u64> =
+            (0..9).filter_map(|i| answer(&mut r, Instant(i), &data(i * 1000))).map(|a| a.ack).collect();
         assert_eq!(acks, [3000, 6000, 9000]);
     }
 

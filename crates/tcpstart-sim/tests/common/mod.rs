@@ -42,6 +42,24 @@ pub fn flow(out: &Run, i: usize) -> &Value {
     &out.summary["flows"][i]
 }
 
+/// A number of the first flow's summary (flow 0, the only one in most tests), by key: panics
+/// naming the key when it is missing (a flow that did not finish has no completion time).
+pub fn value(out: &Run, key: &str) -> f64 {
+    let f = flow(out, 0);
+    f[key].as_f64().unwrap_or_else(|| panic!("{key} missing in {f}"))
+}
+
+/// The phases a single-flow run's rows pass through, in order, a repeat counted once.
+pub fn phases(out: &Run) -> Vec<&'static str> {
+    let mut seen: Vec<&'static str> = vec![];
+    for &p in out.flows.phase.iter() {
+        if seen.last() != Some(&p) {
+            seen.push(p);
+        }
+    }
+    seen
+}
+
 pub fn link<'a>(out: &'a Run, name: &str) -> &'a Value {
     out.summary["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap()
 }
