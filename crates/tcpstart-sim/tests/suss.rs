@@ -22,7 +22,7 @@ fn reaches_the_bdp_in_fewer_round_trips_than_cubic_without_more_loss() {
     for delayed_ack in [false, true] {
         let suss = run_on("cubic+suss", "100Mbps", 200, "20MB", delayed_ack);
         let cubic = run_on("cubic", "100Mbps", 200, "20MB", delayed_ack);
-        let rounds = |out: &common::Run| common::value(&out, "time_to_bdp") / 0.2;
+        let rounds = |out: &common::Run| common::value(out, "time_to_bdp") / 0.2;
         let at = format!("delayed_ack {delayed_ack}: SUSS {:.2} rounds, CUBIC {:.2}", rounds(&suss), rounds(&cubic));
         assert!(rounds(&cubic) - rounds(&suss) >= 2.0, "{at}");
         assert!(common::value(&suss, "completion_time") < common::value(&cubic, "completion_time"), "{at}");
