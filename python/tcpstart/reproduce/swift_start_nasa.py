@@ -990,7 +990,7 @@ def _burst_sensitivity(report: Report, ss_grid: list, smooth: dict) -> None:
     report.data["udp_burst_sensitivity"] = {"smooth": a, **{f"tick_{t:g}ms": m for t, m in ticked.items()}}
     report.tables.append(
         Table(
-            "UDP cross traffic: perfectly even against sent on a ticking clock (`udp.tick`; Swift Start probes, all gammas and seeds)",
+            "UDP cross traffic: perfectly even, or sent on a ticking clock (`udp.tick`; Swift Start probes, all gammas and seeds)",
             ["measure", "even UDP", *(f"{t:g} ms tick" for t in BURST_TICKS_MS)],
             [[k, a[k], *(ticked[t][k] for t in BURST_TICKS_MS)] for k in a],
         )
@@ -1010,7 +1010,8 @@ def _burst_sensitivity(report: Report, ss_grid: list, smooth: dict) -> None:
             f"{b['estimates differing between 5 and 50 slots']:.0%} of runs (even: "
             f"{a['estimates differing between 5 and 50 slots']:.0%}). The 5-slot fallback claim would be "
             + ("reproduced" if split5 > 0 and split5 > others else "still not reproduced")
-            + f" with bursty UDP; on the report's HZ = 1000 ({BURST_TICKS_MS[1]:g} ms) the datagrams still leave one by one",
+            + f" with bursty UDP; on the report's hosts' HZ = 1000 ({BURST_TICKS_MS[1]:g} ms) the datagrams still leave one "
+            "by one, each held to the next tick",
         )
     )
 
