@@ -6,8 +6,8 @@ how much of each module's change issue 22's own merges made.
 
 A module's lines are all its lines; "code" leaves out its unit tests (from a `#[cfg(test)]`
 followed by `mod ... {` to the end of the file, or the whole file for a test module). "issue 22" is the net change of
-the issue's merges into main (each merge against its first parent) and of this branch's commits
-since main at 'core22 base'; the rest of a module's change came with other issues' merges
+the issue's merges into main (each merge against its first parent) and of the budget branch's
+commits (core22); the rest of a module's change came with other issues' merges
 (their conflict resolutions included).
 """
 
@@ -20,7 +20,8 @@ import sys
 SRC = "crates/tcpstart-sim/src/"
 BASE = "464c498"  # main when issue 22 was filed (the last commit before its golden outputs)
 ISSUE_MERGES = {"golden": "559cd11", "simple": "b4ad4c1", "events": "2553fee", "scenario": "ed0ad9f", "core": "5c5b869"}
-CORE22_BASE = "ac00e58"  # main when this branch (the budget) began
+# The budget branch's commits that touch the crate (the endpoints' one shape, run_json's removal).
+CORE22_COMMITS = ["9c0cd67", "9f31474"]
 # The machinery the issue names, by group; every other module is a feature of another issue or
 # was left alone by both.
 MACHINERY = {
@@ -75,7 +76,8 @@ def main() -> None:
     issue = collections.Counter()
     for merge in ISSUE_MERGES.values():
         issue.update(net(f"{merge}^1", merge))
-    issue.update(net(CORE22_BASE, now))
+    for commit in CORE22_COMMITS:
+        issue.update(net(f"{commit}^1", commit))
     for path in ISSUE_FILES:
         issue[path] = after.get(path, (0, 0))[0] - before.get(path, (0, 0))[0]
     grouped = {f: g for g, files in MACHINERY.items() for f in files}
