@@ -18,7 +18,7 @@ from tcpstart import _core
 from tcpstart.scenario import ScenarioError
 from tcpstart.sweep import ReplicationWarning, aggregate, campaign
 from tcpstart.scenario import to_json
-from tcpstart.sweep.cache import Index, resolve, run_key, seeded
+from tcpstart.sweep.cache import Index, resolve, run_key, seeded_keys
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path
 
 
@@ -224,7 +224,7 @@ def test_a_campaign_keys_each_run_by_its_own_resolved_scenario(tmp_path: Path) -
     expected = [run_key(resolve(to_json(plan.scenario(cell, seed, 0)))) for _, _, seed, cell in plan.runs()]
     assert sweep.results()["run"].to_list() == expected and len(set(expected)) == 6
     unseeded = resolve(to_json({**plan.scenario({"network.rtt": "20ms"}, 0, 0)}))
-    assert seeded(unseeded, 12345) == resolve(to_json(plan.scenario({"network.rtt": "20ms"}, 12345, 0)))
+    assert seeded_keys(unseeded)(12345) == run_key(resolve(to_json(plan.scenario({"network.rtt": "20ms"}, 12345, 0))))
 
 
 def test_campaigns_writing_one_store_at_once_agree(tmp_path: Path) -> None:
