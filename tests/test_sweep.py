@@ -18,7 +18,7 @@ from tcpstart import _core
 from tcpstart.scenario import ScenarioError
 from tcpstart.sweep import ReplicationWarning, aggregate, campaign
 from tcpstart.scenario import to_json
-from tcpstart.sweep.cache import Index, resolve, run_key, seeded_keys
+from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded_keys
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path
 
 
@@ -198,6 +198,60 @@ def test_the_index_finds_every_stored_run_across_merges(monkeypatch: pytest.Monk
     assert len(index) == len(packs)
     assert all(index.get(key) == pack for key, pack in packs.items())
     assert index.get(f"{rng.getrandbits(256):064x}") is None
+
+
+def test_the_index_answers_for_many_keys_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Index, "MERGE", 50)
+    rng = random.Random(8)
+    index = Index()
+    stored = [f"{rng.getrandbits(256):064x}" for _ in range(120)]
+    index.add(stored[:100], 0)  # merged into the sorted arrays
+    index.add(stored[100:], 1)  # still among the recent ones
+    absent = [f"{rng.getrandbits(256):064x}" for _ in range(30)]
+    asked = stored + absent
+    rng.shuffle(asked)
+    assert index.contains(asked).tolist() == [key in stored for key in asked]
+    assert Index().contains(absent).tolist() == [False] * 30
+
+
+def test_the_store_keeps_its_index_and_reads_only_the_packs_it_lacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(campaign, "BATCH", 2)
+    first = ts.Sweep(small(), {"network.rtt": ["10ms", "20ms", "30ms"]}, replications=2, out=tmp_path / "first", store=tmp_path / "store")
+    first.run()
+    saved = tmp_path / "store" / "index.npz"
+    before = saved.read_bytes()  # names the first campaign's 3 packs
+    read: list[str] = []
+    real = Store._keys_of
+
+    def reading(self: Store, names: list[str]) -> Any:
+        read.extend(names)
+        return real(self, names)
+
+    monkeypatch.setattr(Store, "_keys_of", reading)
+    keys = first.results()["run"].to_list()
+    assert Store(tmp_path / "store").contains(keys).all() and read == []
+
+    # A pack that the saved index does not name (another campaign's, saved before it) is read.
+    second = ts.Sweep(small(), {"network.rtt": ["40ms"]}, replications=2, out=tmp_path / "second", store=tmp_path / "store")
+    second.run()
+    saved.write_bytes(before)
+    read.clear()
+    everything = keys + second.results()["run"].to_list()
+    assert Store(tmp_path / "store").contains(everything).all()
+    packs = sorted((tmp_path / "store" / "packs").glob("*.parquet"))
+    assert len(packs) == 4 and len(read) == 1 and read[0] in {p.name for p in packs}
+    assert saved.read_bytes() != before  # brought up to date, and saved
+
+    # A pack named in the saved index but deleted: its runs are gone, nothing is read.
+    read.clear()
+    gone = set(pl.read_parquet(packs[0], columns=["run"])["run"])
+    packs[0].unlink()
+    assert Store(tmp_path / "store").contains(everything).tolist() == [key not in gone for key in everything] and read == []
+
+    # A saved index that is not one is left aside: every pack is read.
+    saved.write_bytes(b"not an index")
+    assert Store(tmp_path / "store").contains(everything).tolist() == [key not in gone for key in everything]
+    assert len(read) == 3
 
 
 def test_two_spellings_of_one_scenario_are_one_run(tmp_path: Path, simulated: list[int]) -> None:
