@@ -37,6 +37,7 @@ import polars as pl
 
 from tcpstart import _core
 from tcpstart._files import replace_folder
+from tcpstart._memory import give_back
 from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_scenario_file, scenario_dict, to_json
 from tcpstart.sweep import backends
@@ -282,6 +283,9 @@ class Sweep:
                     stored_now.add(keys, 0)
                 in_flight.difference_update(keys)
                 counts["simulated"] += len(keys)
+                every = counts["simulated"] // CHUNK != (counts["simulated"] - len(keys)) // CHUNK
+            if every:  # once in CHUNK runs: what their bookkeeping freed would grow with the runs
+                give_back()
             advance(len(keys))
 
         try:
@@ -357,6 +361,8 @@ class Sweep:
                 identical, replicated = identical + same, replicated + replicated_here
                 tables.append(folder / f"part-{len(tables):05d}.parquet")
                 table.write_parquet(tables[-1])
+                del design, table
+                give_back()  # each part's frames, freed
             # A multi-file scan wants one schema, so the parts are made to share theirs.
             _conform(tables)
             made = {"design": digest, "identical_cells": identical, "replicated_cells": replicated}
