@@ -212,13 +212,17 @@ def test_the_index_answers_for_many_keys_at_once(monkeypatch: pytest.MonkeyPatch
     rng.shuffle(asked)
     assert index.contains(asked).tolist() == [key in stored for key in asked]
     assert Index().contains(absent).tolist() == [False] * 30
+    # Rebuilt from its parts (as the store saves it), merged and recent runs alike.
+    again = Index(index.parts())
+    assert again.contains(asked).tolist() == [key in stored for key in asked]
+    assert [again.get(key) for key in stored] == [0] * 100 + [1] * 20
 
 
 def test_the_store_keeps_its_index_and_reads_only_the_packs_it_lacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(campaign, "BATCH", 2)
     first = ts.Sweep(small(), {"network.rtt": ["10ms", "20ms", "30ms"]}, replications=2, out=tmp_path / "first", store=tmp_path / "store")
     first.run()
-    saved = tmp_path / "store" / "index.npz"
+    saved = tmp_path / "store" / "index"
     before = saved.read_bytes()  # names the first campaign's 3 packs
     read: list[str] = []
     real = Store._keys_of
@@ -361,7 +365,8 @@ def test_parts_with_other_columns_make_one_table(tmp_path: Path) -> None:
     pl.DataFrame({"run": ["a"], "x": [None]}).write_parquet(tmp_path / "0.parquet")
     pl.DataFrame({"run": ["b"], "x": [1.5], "y": ["text"]}).write_parquet(tmp_path / "1.parquet")
     assert pl.read_parquet_schema(tmp_path / "0.parquet")["x"] == pl.Null
-    campaign._conform([tmp_path / "0.parquet", tmp_path / "1.parquet"])
+    parts = {tuple(pl.read_parquet_schema(p).items()): [p] for p in (tmp_path / "0.parquet", tmp_path / "1.parquet")}
+    campaign._conform(parts)
     table = pl.read_parquet([tmp_path / "0.parquet", tmp_path / "1.parquet"])
     assert table.schema == pl.Schema({"run": pl.String, "x": pl.Float64, "y": pl.String})
     assert table.rows() == [("a", None, None), ("b", 1.5, "text")]

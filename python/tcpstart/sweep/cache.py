@@ -6,7 +6,7 @@ spellings of one scenario ("0.2s", "200ms") are one run, and a new version simul
 Runs are stored by the batch they were simulated in, one file per batch, because creating a file
 costs more than a millisecond run on some disks. Layout under the store's root:
 
-    index.npz              which pack holds each run (see Store.index), as of the last campaign
+    index                  which pack holds each run (see Store.index), as of the last campaign
                            that wrote or read the store; packs it does not name are read
     packs/<name>.parquet   a batch of runs: a row per run and flow with the columns `run` (the
                            key), `scenario` (the JSON given to the core), `summary` (summary.json
@@ -30,7 +30,6 @@ import hashlib
 import io
 import os
 import threading
-import zipfile
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
@@ -47,7 +46,9 @@ FORMAT = 2
 
 # The store's saved index (see Store.index): a campaign that starts reads this file and the
 # packs written since, not the keys of every pack (two thirds of a rerun's time at 10,000 runs).
-INDEX = "index.npz"
+# NumPy arrays one after the other (np.save): the format, the sorted key prefixes and their
+# packs, the recent ones (see Index) and the packs' names; written and read without copies.
+INDEX = "index"
 
 # Columns of a pack that hold a run's texts rather than its measurements.
 TEXT_COLUMNS = ("scenario", "summary")
@@ -113,11 +114,14 @@ class Index:
 
     MERGE = 8192
 
-    def __init__(self, keys: Optional[np.ndarray] = None, packs: Optional[np.ndarray] = None) -> None:
-        """Empty, or from sorted `keys` (uint64 prefixes) and their `packs` (uint32)."""
-        self._keys = np.empty(0, np.uint64) if keys is None else keys
-        self._packs = np.empty(0, np.uint32) if packs is None else packs
+    def __init__(self, arrays: Optional[Sequence[np.ndarray]] = None) -> None:
+        """Empty, or from the arrays of `parts()`."""
+        self._keys = np.empty(0, np.uint64)
+        self._packs = np.empty(0, np.uint32)
         self._recent: Dict[int, int] = {}
+        if arrays is not None:
+            self._keys, self._packs, recent_keys, recent_packs = arrays
+            self._recent = dict(zip(recent_keys.tolist(), recent_packs.tolist()))
 
     def add(self, keys: Iterable[str], pack: int) -> None:
         for key in keys:
@@ -158,10 +162,11 @@ class Index:
             found |= np.fromiter((k in self._recent for k in wanted.tolist()), bool, len(keys))
         return found
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """(key prefixes sorted, their packs), the recent runs merged in."""
-        self._merge()
-        return self._keys, self._packs
+    def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(key prefixes sorted (uint64), their packs (uint32), the recent runs' prefixes and
+        packs): what the index is, without a merge (which would hold its arrays twice)."""
+        n = len(self._recent)
+        return self._keys, self._packs, np.fromiter(self._recent, np.uint64, n), np.fromiter(self._recent.values(), np.uint32, n)
 
     def renumber(self, numbers: np.ndarray) -> None:
         """Gives the runs of pack p the number numbers[p], leaving out those where it is -1."""
@@ -213,16 +218,20 @@ class Store:
         """The saved index, or an empty one when there is none (or it is not one)."""
         self._index, self._names, self._numbers = Index(), [], {}
         try:
-            with np.load(self.root / INDEX, allow_pickle=False) as saved:
-                if int(saved["format"]) != FORMAT:
+            with open(self.root / INDEX, "rb") as f:
+                if int(np.load(f, allow_pickle=False)) != FORMAT:
                     return
-                keys, packs, names = saved["keys"], saved["packs"], saved["names"].tolist()
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+                keys, packs, recent_keys, recent_packs, names = (np.load(f, allow_pickle=False) for _ in range(5))
+        except (OSError, ValueError, EOFError, TypeError):
             return
-        whole = keys.dtype == np.uint64 and packs.dtype == np.uint32 and len(keys) == len(packs)
-        if whole and (not len(keys) or (int(packs.max()) < len(names) and bool(np.all(keys[1:] >= keys[:-1])))):
-            self._index, self._names = Index(keys, packs), names
-            self._numbers = {name: i for i, name in enumerate(names)}
+        typed = [a.dtype for a in (keys, packs, recent_keys, recent_packs)] == [np.uint64, np.uint32, np.uint64, np.uint32]
+        if not typed or len(keys) != len(packs) or len(recent_keys) != len(recent_packs):
+            return
+        numbers = np.concatenate([packs, recent_packs])
+        if (len(numbers) and int(numbers.max()) >= len(names)) or not bool(np.all(keys[1:] >= keys[:-1])):
+            return
+        self._index, self._names = Index((keys, packs, recent_keys, recent_packs)), names.tolist()
+        self._numbers = {name: i for i, name in enumerate(self._names)}
 
     def _update(self) -> None:
         """Brings the index up to date with the packs present (see index)."""
@@ -250,11 +259,11 @@ class Store:
     def _save(self) -> None:
         if not self._unsaved or self._index is None:
             return
-        keys, packs = self._index.arrays()
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.root / f".{INDEX}.{os.getpid()}-{threading.get_ident()}.tmp"
         with open(tmp, "wb") as f:
-            np.savez(f, format=np.int64(FORMAT), keys=keys, packs=packs, names=np.array(self._names, dtype=str))
+            for array in (np.int64(FORMAT), *self._index.parts(), np.array(self._names, dtype=str)):
+                np.save(f, array, allow_pickle=False)
         # Atomic: a campaign reading the store sees this index or the one before, each right
         # about the packs it names.
         os.replace(tmp, self.root / INDEX)

@@ -103,16 +103,19 @@ def _scalar(value: Value) -> Value:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str) if isinstance(value, (list, dict, tuple)) else value
 
 
-def _conform(parts: Sequence[Path]) -> None:
+def _conform(parts: Mapping[tuple, Sequence[Path]]) -> None:
     """Rewrites the parts of a table whose columns differ from the union of all parts' columns
     (a column missing, or null where another part has numbers), one part at a time, so that all
-    have that one schema, with each column's type the common supertype, in first-seen order."""
-    schemas = [pl.read_parquet_schema(p) for p in parts]
-    unified = pl.concat([pl.DataFrame(schema=s) for s in schemas], how="diagonal_relaxed").schema
-    for part, schema in zip(parts, schemas):
-        if list(schema.items()) != list(unified.items()):
-            empty = pl.DataFrame(schema=unified)
-            pl.concat([empty, pl.read_parquet(part)], how="diagonal_relaxed").write_parquet(part)
+    have that one schema, with each column's type the common supertype, in first-seen order.
+    `parts` are the part files by their schema (its items), as they were written: a table of
+    many parts has one or two schemas, which are all that is held."""
+    if len(parts) < 2:
+        return
+    unified = pl.concat([pl.DataFrame(schema=dict(s)) for s in parts], how="diagonal_relaxed").schema
+    for schema, paths in parts.items():
+        if list(schema) != list(unified.items()):
+            for path in paths:
+                pl.concat([pl.DataFrame(schema=unified), pl.read_parquet(path)], how="diagonal_relaxed").write_parquet(path)
 
 
 def replication_message(identical: int, replicated: int) -> str:
@@ -353,14 +356,15 @@ class Sweep:
         identical = replicated = 0
         folder = Path(tempfile.mkdtemp(prefix=f".{TABLE}-", dir=self.out))
         try:
-            tables: List[Path] = []
-            for part in design_parts:
+            tables: Dict[tuple, List[Path]] = {}  # by schema
+            for count, part in enumerate(design_parts):
                 design = pl.DataFrame(pickle.loads(part.read_bytes()), schema=columns, orient="row", infer_schema_length=None, strict=False)
                 table = tidy(design, self.store.rows(design["run"].unique(maintain_order=True).to_list()), provenance)
                 same, replicated_here = identical_cells(table)
                 identical, replicated = identical + same, replicated + replicated_here
-                tables.append(folder / f"part-{len(tables):05d}.parquet")
-                table.write_parquet(tables[-1])
+                path = folder / f"part-{count:05d}.parquet"
+                table.write_parquet(path)
+                tables.setdefault(tuple(table.schema.items()), []).append(path)
                 del design, table
                 give_back()  # each part's frames, freed
             # A multi-file scan wants one schema, so the parts are made to share theirs.
