@@ -304,7 +304,7 @@ class Store:
         with self._lock:  # not while put() adds to it
             found = index.contains(keys)
         if traces:
-            for i in np.flatnonzero(found):
+            for i in np.flatnonzero(found).tolist():
                 found[i] = self._traced(keys[i])
         return found
 
