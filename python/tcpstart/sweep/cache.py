@@ -16,10 +16,10 @@ costs more than a millisecond run on some disks. Layout under the store's root:
     traces/<key>/          a run's time series (Result.save), only when a campaign keeps them
 
 A pack is named by the hash of its runs' keys, so a pack of a given name always holds the same
-runs: the saved index stays right about every pack it names that is still there. A pack is written under a temporary name unique to the
-process and thread, then renamed into place (rename(2) is atomic), after the time series of its
-runs: a pack is there only when its runs are complete, so an interrupted campaign loses no
-finished batch and leaves no half-written one. Two campaigns that store the same batch write the
+runs: the saved index stays right about every pack it names that is still there. A pack is
+written under a temporary name unique to the process and thread, then renamed into place
+(rename(2) is atomic), after the time series of its runs: a pack is there only when its runs are
+complete, so an interrupted campaign loses no finished batch and leaves no half-written one. Two campaigns that store the same batch write the
 same bytes (no times or hosts in a pack) and whichever rename comes last wins; a run stored in
 two packs is one run.
 """
@@ -42,6 +42,7 @@ from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError
 from tcpstart.sweep.results import flow_rows
 
+# The version of the store's layout: a saved index of another one is not read.
 FORMAT = 2
 
 # The store's saved index (see Store.index): a campaign that starts reads this file and the
@@ -135,8 +136,9 @@ class Index:
         keys_ = np.fromiter(self._recent.keys(), np.uint64, len(self._recent))
         packs = np.fromiter(self._recent.values(), np.uint32, len(self._recent))
         order = np.argsort(keys_)
-        # Inserted into the sorted arrays where they belong: a merge holds the old and the
-        # new arrays (24 bytes a run), not a sort of all keys (about 45).
+        # Inserted into the sorted arrays where they belong, the keys' and then the packs': a
+        # merge holds at most 20 bytes a run (the keys' old and new arrays and the packs'), not
+        # a sort of all keys (about 45).
         at = np.searchsorted(self._keys, keys_[order])
         self._keys = np.insert(self._keys, at, keys_[order])
         self._packs = np.insert(self._packs, at, packs[order])

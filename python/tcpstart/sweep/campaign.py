@@ -317,8 +317,8 @@ class Sweep:
     def _design(self, jitter: int) -> Iterator[tuple[List[tuple], List[Dict[str, Any]]]]:
         """The runs of the design in parts of whole cells, no more than CHUNK runs unless one
         cell has more (so that building the table holds little at once, whatever the
-        replications): (rows (key, cell, replication, seed, *axis values), the runs' scenarios
-        but their seeds)."""
+        replications): (rows (key, cell, replication, seed, *axis values), the runs' scenarios,
+        whose seed is set when a run is handed over)."""
         rows: List[tuple] = []
         scenarios: List[Dict[str, Any]] = []
         for cell_index, cell, seeds in self.plan.replicated_cells():
