@@ -29,8 +29,8 @@ def test_each_alternative_changes_only_its_parameter() -> None:
 
     none = ehstcp_setup.scenario(MODE, ehstcp_setup.WEB_LOAD["no web traffic"], "ehstcp", 1, MODE.duration)
     assert none.web == [] and none.flows == ours.flows and none.network == ours.network
-    more = ehstcp_setup.scenario(MODE, ehstcp_setup.WEB_LOAD["4x the web sessions (200)"], "ehstcp", 1, MODE.duration)
-    assert [w.sessions for w in more.web] == [200] and [w.pages for w in more.web] == [w.pages for w in ours.web]
+    more = ehstcp_setup.scenario(MODE, ehstcp_setup.WEB_LOAD["2x the web sessions (100)"], "ehstcp", 1, MODE.duration)
+    assert [w.sessions for w in more.web] == [100] and [w.pages for w in more.web] == [w.pages for w in ours.web]
 
 
 def test_run_length_scales_the_graded_window_after_the_warmup() -> None:
@@ -38,6 +38,9 @@ def test_run_length_scales_the_graded_window_after_the_warmup() -> None:
     # Quick mode: 8 s runs graded after 3 s -> windows of 2.5 s and 10 s.
     assert ehstcp_setup.duration(MODE, half) == 5.5 and ehstcp_setup.duration(MODE, twice) == 13.0
     assert ehstcp_setup.duration(ehstcp.FULL, half) == 35.0 and ehstcp_setup.duration(ehstcp.FULL, twice) == 110.0
+    # The sweep runs the first seed only, with the mode's lengths.
+    swept = ehstcp_setup.sweep_mode(ehstcp.FULL)
+    assert swept.seeds == (1,) and (swept.duration, swept.warmup) == (ehstcp.FULL.duration, ehstcp.FULL.warmup)
     sc = ehstcp_setup.scenario(MODE, twice, "highspeed", 2, MODE.warmup)
     # The warm-up run is drawn for the 13 s run (its web pages), and lasts the warm-up.
     assert sc.duration == f"{MODE.warmup}s"
@@ -49,7 +52,7 @@ def test_without_web_traffic_the_web_class_carries_nothing() -> None:
     variant = ehstcp_setup.WEB_LOAD["no web traffic"]
     sc = ehstcp_setup.scenario(MODE, variant, "ehstcp", 1, 3.0)
     sc = dataclasses.replace(sc, network=dataclasses.replace(sc.network, rate="20Mbps"))
-    base = dataclasses.replace(ehstcp._scenario(20e6, "ehstcp", 1, MODE.duration, 3.0))
+    base = ehstcp._scenario(20e6, "ehstcp", 1, MODE.duration, 3.0)
     classes = run(sc).raw_summary["classes"]
     assert "web" not in classes or classes["web"]["bytes_delivered"] == 0
     assert run(base).raw_summary["classes"]["web"]["bytes_delivered"] > 0

@@ -717,7 +717,7 @@ def reproduce(quick: bool) -> Report:
     _table1(report, shared, mode)
     ehstcp_backlog.run(report, shared, mode)
     ehstcp_queue.run(report, mode)
-    ehstcp_setup.run(report, mode)
+    ehstcp_setup.run(report, shared, mode)
     _table2(report, mode)
     _figure1(report, shared, mode)
     _backward(report, mode)
