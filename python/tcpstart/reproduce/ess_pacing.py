@@ -58,7 +58,7 @@ def run(report: Report, duration: float, metrics: dict) -> None:
         ess._claims(scratch, swapped)
         grades[alt] = [c.verdict for c in scratch.claims if c.verdict.counted]
         assert [c.statement for c in scratch.claims if c.verdict.counted] == [s for _, s, _ in ours]
-        report.data[f"ess_{alt.replace(' ', '_')}"] = [{"path": p.label, **m} for p, m in runs.items()]
+        report.data[f"ess_paced_{PACED[alt]:g}x"] = [{"path": p.label, **m} for p, m in runs.items()]
     changed = [
         f"'{statement}': {verdict.value} -> "
         + ", ".join(f"{grades[alt][k].value} ({alt.split(', ')[1]})" for alt in PACED)
