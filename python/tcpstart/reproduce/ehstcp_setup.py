@@ -219,4 +219,4 @@ def _described(mode: Any, variant: Variant) -> str:
         return f"{duration(mode, variant):g} s"
     if variant.web_sessions is not None:
         return f"{variant.web_sessions} sessions"
-    return f"buffer 1 BDP of it, receive buffer {variant.rcv_buf}"
+    return f"buffer 1 BDP of it, receive buffer {variant.rcv_buf or ehstcp.HS_RCV_BUF}"
