@@ -68,7 +68,7 @@ def scenario(mode: Any, variant: Variant, algorithm: str, seed: int, length: flo
         web = sc.web
     flows = [
         dataclasses.replace(f, tcp=dataclasses.replace(f.tcp, rcv_buf=variant.rcv_buf))
-        if f.class_ == "hs" and variant.rcv_buf
+        if f.class_ == "hs" and variant.rcv_buf and f.tcp is not None
         else f
         for f in sc.flows
     ]
