@@ -29,6 +29,7 @@ import signal
 import struct
 import sys
 import time
+from collections import deque
 
 TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454CA, 0x0001, 0x1000
 PR_SET_TIMERSLACK, PR_SET_PDEATHSIG = 29, 1
@@ -95,50 +96,63 @@ class Delays:
 
 class Release:
     """The packets held, and when each goes: its due time (arrival + delay, never before an
-    earlier packet of its key), and with spacing, never closer to the previous packet of its key
-    than Delays.spacing after it went. Times in nanoseconds of the caller's clock."""
+    earlier packet of its key) and, with spacing, never sooner than Delays.spacing after the
+    previous packet of its key. Times in nanoseconds of the caller's clock.
+
+    Each key's packets wait in their own queue, in order; the heap holds the time its head may
+    go. The spacing counts from the time the previous packet was written for the first
+    STRICT_PACKETS of a train (a key's packets from one that found the key idle): that is where
+    packet pairs are, and a first packet written late must not bring the second closer. Later
+    in a train it counts from the time the previous one was allowed to go: from its write, every
+    wake-up's latency (30-100 us) would add to the next wait, and the delay line would forward a
+    saturated link's packets slower than the link sends them (295 us a frame at 50 Mbps against
+    242)."""
+
+    STRICT_PACKETS = 10
 
     def __init__(self, delays: Delays) -> None:
         self.delays = delays
-        self.heap: list[tuple[int, int, int, bool, bytes]] = []
-        self.seq = 0
+        self.heap: list[tuple[int, int, int]] = []  # (time its head may go, order, key)
+        self.order = 0
+        self.queues: dict[int, deque[tuple[int, bytes]]] = {}
         self.last_due: dict[int, int] = {}
         self.next_free: dict[int, int] = {}  # the earliest time the next packet of a key may go
-        self.holding: dict[int, int] = {}  # packets of a key that wait for a reserved time
+        self.train: dict[int, int] = {}  # packets of a key written since it was last idle
 
     def add(self, pkt: bytes, now: int) -> None:
         delay, key = self.delays.of(pkt)
         due = max(now + delay, self.last_due.get(key, 0))
         self.last_due[key] = due
-        self.seq += 1
-        heapq.heappush(self.heap, (due, self.seq, key, False, pkt))
+        queue = self.queues.setdefault(key, deque())
+        queue.append((due, pkt))
+        if len(queue) == 1:
+            if now >= self.next_free.get(key, 0):
+                self.train[key] = 0
+            self._schedule(key)
+
+    def _schedule(self, key: int) -> None:
+        self.order += 1
+        due = self.queues[key][0][0]
+        heapq.heappush(self.heap, (max(due, self.next_free.get(key, 0)), self.order, key))
 
     def next_due(self) -> int | None:
         return self.heap[0][0] if self.heap else None
 
     def pop(self, now: int) -> tuple[int, bytes] | None:
-        """The next packet to write at `now` and the time it was due, or None: none is due."""
-        while self.heap and self.heap[0][0] <= now:
-            due, n, key, held, pkt = heapq.heappop(self.heap)
-            gap = self.delays.spacing(pkt, key)
-            if gap and not held and (self.holding.get(key) or now < self.next_free.get(key, 0)):
-                # It gets the next free time, after every packet of its key already holding one,
-                # so the heap's order (due time, then arrival) keeps the key's order. The time
-                # after it counts from that reserved time, not from when the caller wakes for it:
-                # from the wake-up, every wake-up's latency would add to the next wait, and the
-                # delay line would forward a saturated link's packets slower than the link sends
-                # them (295 us a frame at 50 Mbps against 242).
-                due = self.next_free[key]
-                self.next_free[key] = due + gap
-                self.holding[key] = self.holding.get(key, 0) + 1
-                heapq.heappush(self.heap, (due, n, key, True, pkt))
-                continue
-            if held:
-                self.holding[key] -= 1
-            elif gap:
-                self.next_free[key] = now + gap
-            return due, pkt
-        return None
+        """The next packet to write at `now` and the time it was allowed to go, or None."""
+        if not self.heap or self.heap[0][0] > now:
+            return None
+        allowed, _, key = heapq.heappop(self.heap)
+        queue = self.queues[key]
+        _, pkt = queue.popleft()
+        gap = self.delays.spacing(pkt, key)
+        if gap:
+            strict = self.train[key] < self.STRICT_PACKETS
+            self.train[key] += 1
+            self.next_free[key] = (now if strict else allowed) + gap
+        if queue:
+            self._schedule(key)
+        return allowed, pkt
 
 
 def run(cfg: dict) -> dict:
