@@ -9,7 +9,7 @@ direction, twice its host pair's access delay, plus its own serialisation time a
 bottleneck rate (a kernel token bucket lets a packet go at the start of its transmission time,
 a simulated link delivers it at the end). With `spacing_rate_bps` (forward), it also writes no
 two packets of one direction and host pair closer than their serialisation time at that rate,
-as a link delivers them: see Delays.spacing.
+as a link delivers them: see Delays.spacing and Release.
 
 Timing: ppoll(2) with a nanosecond timeout and a timer slack of 1 ns, SCHED_FIFO when allowed
 (the research notes measured ppoll's lateness in C: 30 us median under load). Python's
@@ -74,12 +74,10 @@ class Delays:
         """The least time after the previous packet of its key that this one may be written: its
         serialisation time at the spacing rate, forward only (0 otherwise). The receiver's TCP
         takes a packet in within the write that forwards it, so the write times are the arrival
-        times a packet pair's estimate measures. Without it, two packets read in one batch got
-        one due time, and a first packet written late came closer to the next than the
-        bottleneck sent them: at 50 Mbps (0.24 ms a frame) Modified Swift Start's receiver
-        measured 36-70 us in three of five runs. A late packet delays the next ones of its key
-        by what the spacing rate's excess over the rate (5 %) has not yet made up, as a link
-        behind a late sender would."""
+        gaps a packet pair's estimate measures. Without it, two packets read in one batch got one
+        due time, and a first packet written late came closer to the next than the bottleneck
+        sent them: at 50 Mbps (0.24 ms a frame) Modified Swift Start's receiver measured 36-70 us
+        in three of five runs (docs/testbed.md, "Packet pairs through the delay line")."""
         if key >= 256 or not self.spacing_ns_per_byte:
             return 0
         return int(((pkt[2] << 8) | pkt[3]) * self.spacing_ns_per_byte)
