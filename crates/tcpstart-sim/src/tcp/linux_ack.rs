@@ -438,13 +438,15 @@ mod tests {
     #[test]
     fn autotuning_opens_the_buffer_each_round_trip_and_every_segment_that_grows_the_window_is_acked_alone() {
         let mut l = linux();
+        // As after a first 1448-byte segment: ratio 160/256, the 128 KB buffer's window 80 KB.
+        (l.ratio, l.ratio_mss, l.window_clamp) = (160, MSS, 81_920);
         l.rcv_rtt = Some(Duration::from_millis(50));
         l.on_read(ms(49), 20 * MSS, 0);
-        assert_eq!(l.window_clamp, INITIAL_SPACE, "less than one receiver RTT");
+        assert_eq!(l.window_clamp, 81_920, "less than one receiver RTT");
         // 20 segments read in a round, more than space (10): the buffer's window becomes
-        // 2 * 20 + 2 * (2 * 20) * (20 - 10) / 10 = 120 segments.
+        // 2 * 20 + 2 * (2 * 20) * (20 - 10) / 10 = 120 segments, a buffer of 120 x 1448 x 256 / 160.
         l.on_read(ms(50), 20 * MSS, 0);
-        assert_eq!(l.window_clamp, 120 * MSS);
+        assert_eq!((l.window_clamp, l.buffer), (120 * MSS, 278_016));
         l.on_read(ms(100), 30 * MSS, 0);
         assert_eq!(l.window_clamp, 120 * MSS, "10 segments in the next round: no growth");
         // rcv_ssthresh 45 segments, room 75, two per segment: the next 38 segments are each
