@@ -175,7 +175,7 @@ impl LinuxAck {
     /// In-order data of `len` bytes arrived, `rcv_nxt` is now past it (`tcp_event_data_recv`).
     /// `tsecr` is the timestamp it echoes, `clock` the receiver's own clock now.
     pub fn on_data(&mut self, now: Instant, len: u64, rcv_nxt: u64, tsecr: Option<u64>, clock: u64, ooo_bytes: u64) {
-        if len >= self.ratio_mss && len != self.ratio_mss {
+        if len > self.ratio_mss {
             self.measure_ratio(len);
             self.ratio_mss = len.min(self.mss);
         }
