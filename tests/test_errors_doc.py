@@ -184,6 +184,7 @@ TOML = [
     ("[udp]", 'rate = "1Mbps"\non = "1s"'),
     ("[udp]", 'rate = "1Mbps"\non = "1s"\noff = "1s"\non_off = "pareto"'),
     ("[udp]", 'rate = "1Mbps"\nstart = "2s"\nstop = "1s"'),
+    ("[udp]", 'tick = "0s"'),
     ("[web]", "sessions = 0"),
     ("[web]", "page_objects_shape = 1.0"),
     ("[web]", "object_packets_mean = nan"),

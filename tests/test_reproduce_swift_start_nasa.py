@@ -93,7 +93,7 @@ def test_competing_flows_and_bursty_udp_are_measured(quick: tuple[dict, str]) ->
         assert 0 < tcp < 20 and 0 < ss < 20, (order, tcp, ss)
         assert competing[order]["estimate_bytes"] > 4 * 1448
     burst = results["data"]["udp_burst_sensitivity"]
-    assert set(burst) == {"smooth", "burst_3"}
+    assert set(burst) == {"smooth", "tick_10ms", "tick_1ms"}
     for measures in burst.values():
         assert all(0 <= v <= 1 for k, v in measures.items() if "share" in k or "differing" in k)
 

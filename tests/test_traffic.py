@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import SCENARIOS
 
@@ -48,9 +50,36 @@ def test_mix_runs_and_reports_per_class() -> None:
     assert back["direction"] == "reverse" and back["host"] == 1
 
 
+def test_a_ticked_source_round_trips_and_sends_in_bursts(tmp_path: Path) -> None:
+    sc = ts.Scenario(
+        network=ts.Dumbbell(rate="10Mbps", rtt="40ms"),
+        udp=[ts.Udp(rate="4Mbps", packet_size=1472, stop="1s", tick="10ms")],
+        trace=ts.Trace(packets=True),
+    )
+    assert sc.to_dict()["udp"][0]["tick"] == "10ms"
+    assert sc.validate()["udp"][0]["tick"] == "10ms"
+    path = tmp_path / "ticked.toml"
+    path.write_text(sc.to_toml())
+    assert 'tick = "10ms"' in path.read_text()
+    back = ts.Scenario.from_toml(path)  # written with every default filled in
+    assert back.udp[0].tick == "10ms" and back.validate() == sc.validate()
+    packets = ts.run(sc).packets
+    sends = packets.filter(packets["event"] == "send")["t"].to_list()
+    # One datagram due every 3 ms (1500 IP bytes at 4 Mbps), sent on the 10 ms ticks: the first
+    # alone at 0, then 3 or 4 a tick; those due after 990 ms would leave at the 1 s tick, at stop.
+    assert len(sends) == 331
+    per_tick: dict[int, int] = {}
+    for t in sends:
+        assert abs(t * 100 - round(t * 100)) < 1e-6, t
+        per_tick[round(t * 100)] = per_tick.get(round(t * 100), 0) + 1
+    assert sorted(set(list(per_tick.values())[1:])) == [3, 4]
+
+
 def test_bad_traffic_fields_name_the_field() -> None:
     with pytest.raises(ts.ScenarioError, match=r"^udp\[0\]\.rate: must be between 1Kbps and 10000Gbps"):
         ts.Scenario(udp=[ts.Udp(rate="0bps")], duration="1s").validate()
+    with pytest.raises(ts.ScenarioError, match=r"^udp\[0\]\.tick: must be between 1µs and 1s, got 0s"):
+        ts.Scenario(udp=[ts.Udp(tick="0s")], duration="1s").validate()
     with pytest.raises(ts.ScenarioError, match=r"^web\[0\]\.object_packets_shape: must be more than 1"):
         ts.Scenario(web=[ts.Web(object_packets_shape=0.9)]).validate()
 

@@ -278,6 +278,9 @@ class Udp:
     count: Optional[int] = None
     hops: Optional[List[int]] = None
     """As `Flow.hops`."""
+    tick: Optional[Quantity] = None
+    """The sender's clock tick: datagrams leave only on its ticks, all those due since the last
+    one together ("10ms": iperf on a 100 Hz kernel). Unset: each datagram when it is due."""
 
     def to_dict(self) -> dict[str, Any]:
         return _set_fields(self)

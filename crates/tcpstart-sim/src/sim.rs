@@ -316,7 +316,7 @@ impl Simulation {
         let len = src.spec.packet_size;
         src.stats.sent_packets += 1;
         src.stats.sent_bytes += len as u64;
-        match src.next_send(now) {
+        match src.next_send() {
             Some(at) => self.events.schedule(at, Event::UdpSend { source }),
             None => self.udp_active -= 1,
         }

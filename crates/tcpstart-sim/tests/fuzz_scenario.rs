@@ -142,6 +142,7 @@ const UDP: &[(&str, Kind)] = &[
     ("host", Kind::Int(10)),
     ("class", Kind::Word(&["udp", ""])),
     ("count", Kind::Int(5)),
+    ("tick", Kind::Time),
 ];
 
 const WEB: &[(&str, Kind)] = &[

@@ -94,6 +94,9 @@ fn udp_sources_are_checked() {
         (r#""udp": [{"rate": "1Mbps", "packet_size": 70000}]"#, "udp[0].packet_size: must be between 1 and 65507"),
         (r#""udp": [{"rate": "1Mbps", "direction": "up"}]"#, "udp[0].direction: must be \"forward\" or \"reverse\""),
         (r#""udp": [{"rate": "1Mbps", "host": 4}]"#, "udp[0].host: must be between 0 and 3, got 4"),
+        (r#""udp": [{"rate": "1Mbps", "tick": "0s"}]"#, "udp[0].tick: must be between 1µs and 1s, got 0s"),
+        (r#""udp": [{"rate": "1Mbps", "tick": "2s"}]"#, "udp[0].tick: must be between 1µs and 1s, got 2s"),
+        (r#""udp": [{"rate": "1Mbps", "tick": 10}]"#, "udp[0].tick: give a unit"),
     ];
     for (extra, expected) in cases {
         let e = traffic_error(extra);

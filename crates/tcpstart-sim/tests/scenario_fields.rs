@@ -145,7 +145,8 @@ fn a_resolved_scenario_written_as_toml_reads_back_as_the_same_scenario() {
                "flows": [{"size": "1MB", "starts": ["1s", "1.5s"], "tcp": {"mss": 500}, "host": 1},
                          {"size": 12345, "count": 3, "arrivals": "poisson", "interval": "10ms",
                           "params": {}, "algorithm": "cubic"}],
-               "udp": [{"rate": "1.5Mbps", "on": "10ms", "off": "20ms", "on_off": "exponential", "stop": "2s"}],
+               "udp": [{"rate": "1.5Mbps", "on": "10ms", "off": "20ms", "on_off": "exponential", "stop": "2s",
+                        "tick": "10ms"}],
                "web": [{"sessions": 2, "tcp": {"initial_window": 3}}],
                "trace": {"interval": "0s", "pcap": ["sender1_out"]}}),
         json!({"network": {"rate": 12345678.9, "access_delay": "1ms", "queue": "30KB",
@@ -165,7 +166,7 @@ fn a_resolved_scenario_written_as_toml_reads_back_as_the_same_scenario() {
                             "access_delay": "1ms",
                             "hops": [{}, {"rate": "5Mbps", "queue": 30}, {"delay": "20ms", "reverse_queue": "40KB"}]},
                "flows": [{"size": 1000}, {"size": 2000, "hops": [1, 2]}],
-               "udp": [{"stop": "1s", "hops": [0]}], "trace": {"pcap": ["hop1_rev"]}}),
+               "udp": [{"stop": "1s", "hops": [0], "tick": "2.5ms"}], "trace": {"pcap": ["hop1_rev"]}}),
     ];
     let files = scenario_files();
     let cases = files.iter().cloned().chain(extra.into_iter().map(|v| ("extra".to_string(), v)));

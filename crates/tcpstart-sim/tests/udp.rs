@@ -126,3 +126,95 @@ fn overload_loses_datagrams_and_every_one_is_accounted_for() {
     let udp_sent: u64 = (0..2).map(|j| udp(&out, j)["sent_packets"].as_u64().unwrap()).sum();
     assert!(inv.packets_created > udp_sent);
 }
+
+/// 4 Mbps of 1500-byte IP packets (one due every 3 ms) into a 10 Mbps bottleneck, smooth or
+/// on a 10 ms sender clock.
+fn four_mbps(tick: Option<&str>) -> common::Run {
+    let mut source = json!({"rate": "4Mbps", "packet_size": 1472, "stop": "10s"});
+    if let Some(t) = tick {
+        source["tick"] = json!(t);
+    }
+    run(json!({
+        "duration": "11s",
+        "network": {"rate": "10Mbps", "rtt": "40ms", "queue": "100pkt"},
+        "udp": [source],
+        "trace": {"packets": true},
+    }))
+}
+
+/// Send times grouped: (time, datagrams sent at it).
+fn bursts(out: &common::Run) -> Vec<(f64, usize)> {
+    let p = out.packets.as_ref().unwrap();
+    let mut groups: Vec<(f64, usize)> = Vec::new();
+    for i in (0..p.t.len()).filter(|&i| p.event[i] == "send") {
+        match groups.last_mut() {
+            Some((t, n)) if *t == p.t[i] => *n += 1,
+            _ => groups.push((p.t[i], 1)),
+        }
+    }
+    groups
+}
+
+#[test]
+fn a_ticked_source_sends_bursts_on_its_ticks_at_the_same_mean_rate() {
+    let (smooth, ticked) = (four_mbps(None), four_mbps(Some("10ms")));
+    // Smooth: due at 0, 3 ms, ..., 9.999 s, one at a time.
+    assert_eq!(udp(&smooth, 0)["sent_packets"], 3334);
+    assert!(bursts(&smooth).iter().all(|&(_, n)| n == 1));
+    // Ticked: the same due times, leaving at the first 10 ms tick at or after each; those due
+    // after 9.99 s would leave at the 10 s tick, which is at stop: 3331 datagrams, in bursts
+    // of 3 or 4 (10 ms / 3 ms = 3.33) after the first tick's lone one.
+    assert_eq!(udp(&ticked, 0)["sent_packets"], 3331);
+    let b = bursts(&ticked);
+    assert_eq!(b.len(), 1000);
+    for &(t, n) in &b[1..] {
+        assert!((t * 100.0 - (t * 100.0).round()).abs() < 1e-6, "a burst left between ticks, at {t} s");
+        assert!(n == 3 || n == 4, "{n} datagrams at {t} s");
+    }
+    // The bottleneck queue sees a burst arrive at once: three wait behind the one in service.
+    let (qs, qt) = (link(&smooth, "bottleneck"), link(&ticked, "bottleneck"));
+    assert!(qs["max_queue_packets"].as_u64().unwrap() <= 1, "smooth: {}", qs["max_queue_packets"]);
+    assert!(qt["max_queue_packets"].as_u64().unwrap() >= 3, "ticked: {}", qt["max_queue_packets"]);
+    // Mean rate: both carry 4 Mbps over the 10 s they send, within the three datagrams of the
+    // last tick (0.1 %).
+    for out in [&smooth, &ticked] {
+        let rate = bits_per_second(link(out, "bottleneck")) * 11.0 / 10.0;
+        assert!((rate - 4e6).abs() / 4e6 < 0.0015, "bottleneck carried {rate} bps");
+    }
+}
+
+#[test]
+fn bursts_overflow_a_queue_the_smooth_source_does_not() {
+    let lost = |tick: Option<&str>| {
+        let mut source = json!({"rate": "4Mbps", "packet_size": 1472, "stop": "5s"});
+        if let Some(t) = tick {
+            source["tick"] = json!(t);
+        }
+        let out = run(json!({
+            "network": {"rate": "10Mbps", "rtt": "40ms", "queue": "2pkt"},
+            "udp": [source],
+        }));
+        udp(&out, 0)["lost_packets"].as_u64().unwrap()
+    };
+    assert_eq!(lost(None), 0);
+    // A two-packet queue loses at least one datagram of every burst of four, and those are
+    // a third of the ticks (10 ms / 3 ms = 3.33 a tick): about 160 of the 500 ticks.
+    assert!(lost(Some("10ms")) > 100, "{}", lost(Some("10ms")));
+}
+
+#[test]
+fn a_ticked_on_off_source_is_deterministic_and_keeps_its_duty_cycle() {
+    let spec = json!({
+        "duration": "200s",
+        "seed": 11,
+        "network": {"rate": "10Mbps", "rtt": "40ms"},
+        "udp": [{"rate": "1Mbps", "on": "200ms", "off": "300ms", "on_off": "exponential", "tick": "10ms"}],
+    });
+    let (a, b) = (run(spec.clone()), run(spec));
+    assert_eq!(a.summary, b.summary);
+    // About 400 cycles at 0.4 duty: the time-on fraction's standard deviation is near 2 %;
+    // the ticks delay but never drop a datagram due in an on period (only at stop, unset here).
+    let sent_bits = udp(&a, 0)["sent_packets"].as_f64().unwrap() * 1498.0 * 8.0;
+    let duty = sent_bits / (1e6 * 200.0);
+    assert!((duty - 0.4).abs() < 0.4 * 0.08, "duty cycle {duty}");
+}

@@ -701,14 +701,6 @@ def _udp_period(rate_mbps: float) -> float:
     return 1498 * 8 / (rate_mbps * 1e6)
 
 
-def _udp(rate_mbps: int, burst: int, **kw: Any) -> list[Udp]:
-    """A UDP source at `rate_mbps` whose datagrams leave `burst` at a time, every `burst` datagram
-    periods: `burst` identical sources at 1/`burst` of the rate, started together. burst = 1 is a
-    perfectly even stream; an iperf on a 100 Hz kernel timer, which sleeps in whole 10 ms ticks,
-    sends 2 Mbps as about 2 and 4 Mbps as about 3 datagrams per tick."""
-    return [Udp(rate=f"{rate_mbps / burst:g}Mbps", packet_size=1470, **kw) for _ in range(burst)]
-
-
 def _multi(
     queue: int,
     udp: int,
@@ -716,20 +708,32 @@ def _multi(
     seed: int,
     until: Optional[float] = None,
     reverse_udp: bool = True,
-    burst: int = 1,
+    tick_ms: Optional[float] = None,
 ) -> Scenario:
     """The report's dummynet test, as `scenarios/nasa-multiflow.toml` describes it. Per seed the
-    transfer starts at its own phase of the UDP datagram period and the 1 ms tick, and the
-    return-path UDP at its own phase (the testbed's iperf sources ran independently of the
-    transfer); nothing else varies. `burst` > 1 makes the UDP bursty (see `_udp`)."""
+    transfer starts at its own phase of the UDP's cycle (its datagram period, or its clock's tick
+    when longer) and of the 1 ms tick, and the return-path UDP at its own phase (the testbed's
+    iperf sources ran independently of the transfer); nothing else varies. `tick_ms` puts the UDP
+    sources on a ticking clock (`udp.tick`: the datagrams due since the last tick leave
+    together); unset, they are perfectly even."""
     rng = random.Random(seed)
-    period = _udp_period(udp)
-    start = TCP_START + rng.uniform(0, period)
-    reverse_start = rng.uniform(0, period)
+    cycle = max(_udp_period(udp), (tick_ms or 0) / 1e3)
+    start = TCP_START + rng.uniform(0, cycle)
+    reverse_start = rng.uniform(0, cycle)
+    tick = None if tick_ms is None else f"{tick_ms:g}ms"
     algo, params = ("pacing-only", {}) if kernel == "pacing-only" else _algo(kernel)  # type: ignore[arg-type]
-    sources = _udp(udp, burst, class_="udp-forward")
+    sources = [Udp(rate=f"{udp}Mbps", packet_size=1470, tick=tick, class_="udp-forward")]
     if reverse_udp:
-        sources += _udp(udp, burst, class_="udp-return", direction="reverse", start=f"{reverse_start * 1e6:.3f}us")
+        sources.append(
+            Udp(
+                rate=f"{udp}Mbps",
+                packet_size=1470,
+                tick=tick,
+                class_="udp-return",
+                direction="reverse",
+                start=f"{reverse_start * 1e6:.3f}us",
+            )
+        )
     return Scenario(
         Dumbbell(rate="5Mbps", rtt="500ms", queue=f"{queue}pkt", hosts=1),
         [Flow(algo, size="50MB", params=params, start=f"{start * 1e6:.3f}us", class_="tcp")],
@@ -942,8 +946,10 @@ def _multiflow(report: Report, seeds: int) -> None:
     report.figures.append(Figure("figures8-13.png", "Figures 8-13: estimated bandwidth (ce_cwnd / gamma over the measured RTT) per run; runs without an estimate are absent", draw))
 
 
-# iperf on a 100 Hz timer: about 3 datagrams per 10 ms tick at 4 Mbps (2 at 2 Mbps).
-BURST = 3
+# The UDP senders' clock ticks tried: FreeBSD 4's default HZ = 100 (10 ms), under which an iperf
+# that sleeps between datagrams, or a dummynet pipe, lets them out 3-4 at a time at 4 Mbps and
+# 1-2 at 2 Mbps; and the report's HZ = 1000 (1 ms), under which they still leave one by one.
+BURST_TICKS_MS = [10.0, 1.0]
 
 
 def _burst_summary(est: dict) -> dict[str, float]:
@@ -968,36 +974,44 @@ def _burst_summary(est: dict) -> dict[str, float]:
 
 
 def _burst_sensitivity(report: Report, ss_grid: list, smooth: dict) -> None:
-    """The Swift Start probes again with bursty UDP: does the 5-slot queue now split pairs, and do
-    the queues now differ?"""
-    bursty = _run(
-        [(key, _multi(*key, until=ESTIMATE_UNTIL, burst=BURST)) for key in ss_grid],
-        lambda _, r: _probe(r),
-        "swift-start-nasa: estimates, bursty UDP",
-    )
-    a, b = _burst_summary(smooth), _burst_summary(bursty)
-    report.data["udp_burst_sensitivity"] = {"smooth": a, f"burst_{BURST}": b}
+    """The Swift Start probes again with the UDP sources on a ticking clock (`udp.tick`): does the
+    5-slot queue now split pairs, and do the queues now differ?"""
+    ticked = {
+        tick: _burst_summary(
+            _run(
+                [(key, _multi(*key, until=ESTIMATE_UNTIL, tick_ms=tick)) for key in ss_grid],
+                lambda _, r: _probe(r),
+                f"swift-start-nasa: estimates, UDP on a {tick:g} ms tick",
+            )
+        )
+        for tick in BURST_TICKS_MS
+    }
+    a = _burst_summary(smooth)
+    report.data["udp_burst_sensitivity"] = {"smooth": a, **{f"tick_{t:g}ms": m for t, m in ticked.items()}}
     report.tables.append(
         Table(
-            f"UDP cross traffic: perfectly even against {BURST} datagrams per burst (Swift Start probes, all gammas and seeds)",
-            ["measure", "even UDP", f"bursts of {BURST}"],
-            [[k, a[k], b[k]] for k in a],
+            "UDP cross traffic: perfectly even, or sent on a ticking clock (`udp.tick`; Swift Start probes, all gammas and seeds)",
+            ["measure", "even UDP", *(f"{t:g} ms tick" for t in BURST_TICKS_MS)],
+            [[k, a[k], *(ticked[t][k] for t in BURST_TICKS_MS)] for k in a],
         )
     )
+    b = ticked[BURST_TICKS_MS[0]]
     split5 = b[f"{QUEUES[0]}-slot timer-split share"]
     others = max(b[f"{q}-slot timer-split share"] for q in QUEUES[1:])
     report.choices.append(
         Choice(
             "Timing of the UDP cross traffic (iperf through dummynet)",
             "a perfectly even stream (one datagram every 1498 x 8 / rate s)",
-            "the report names iperf and dummynet, not their timing",
-            f"bursts of {BURST} datagrams (iperf on a 100 Hz timer): pairs split by the delayed-ACK timer in "
+            "the report names iperf and dummynet, not their timing, nor the dummynet machine's HZ",
+            f"sent on a {BURST_TICKS_MS[0]:g} ms clock (HZ = 100: iperf sleeping between datagrams, or dummynet's release; "
+            f"bursts of 3-4 datagrams at 4 Mbps, 1-2 at 2 Mbps): pairs split by the delayed-ACK timer in "
             f"{split5:.0%} of 5-slot probes against at most {others:.0%} with larger queues (even: "
             f"{a[f'{QUEUES[0]}-slot timer-split share']:.0%}); estimates differ between the 5- and 50-slot queues in "
             f"{b['estimates differing between 5 and 50 slots']:.0%} of runs (even: "
             f"{a['estimates differing between 5 and 50 slots']:.0%}). The 5-slot fallback claim would be "
             + ("reproduced" if split5 > 0 and split5 > others else "still not reproduced")
-            + " with bursty UDP",
+            + f" with bursty UDP; on the report's hosts' HZ = 1000 ({BURST_TICKS_MS[1]:g} ms) the datagrams still leave one "
+            "by one, each held to the next tick",
         )
     )
 

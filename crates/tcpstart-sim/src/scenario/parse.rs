@@ -279,6 +279,8 @@ pub struct RawUdp {
     pub count: Option<u32>,
     /// As `flows[i].hops`.
     pub hops: Option<Vec<u32>>,
+    /// The sender's clock tick: datagrams leave only on its ticks.
+    pub tick: Option<Quantity>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -104,6 +104,8 @@ pub(crate) fn in_range<T: PartialOrd + Display + Copy>(
 /// The longest receiver processing jitter: longer would be an outage, not jitter.
 pub(crate) const MAX_ACK_JITTER: Duration = Duration::from_secs(1);
 pub(crate) const MAX_TIME: Duration = Duration::from_secs(100_000);
+/// The coarsest UDP sender clock: a 1 Hz kernel; coarser would be a schedule, not a timer.
+pub(crate) const MAX_TICK: Duration = Duration::from_secs(1);
 /// Flows one `[[flows]]` entry (`count` or `starts`) or `[[udp]]` entry stands for.
 pub(crate) const MAX_FLOWS_PER_ENTRY: u32 = 100_000;
 

@@ -11,7 +11,7 @@ use super::defaults::{self, TimeDefault};
 use super::estimate::Limits;
 use super::ranges::{
     bytes, default_trace_interval, direction, fraction, in_range, limit, rate, time, time_within, trace_interval,
-    MAX_ACK_JITTER, MAX_FLOWS_PER_ENTRY, MAX_TIME,
+    MAX_ACK_JITTER, MAX_FLOWS_PER_ENTRY, MAX_TICK, MAX_TIME,
 };
 use super::{
     chain, time_varying, Aqm, FlowSpec, Host, Network, Profile, Quantity, RawAckCompression, RawAqm, RawFlow,
@@ -538,6 +538,10 @@ impl RawUdp {
             host: 0,
             direction: direction(&field("direction"), &self.direction)?,
             hops: None,
+            tick: match &self.tick {
+                Some(q) => Some(time(&field("tick"), q, Duration::from_micros(1), MAX_TICK)?),
+                None => None,
+            },
         })
     }
 }

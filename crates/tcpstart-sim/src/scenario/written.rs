@@ -226,6 +226,7 @@ impl Resolved {
                         class: Some(s.class.clone()),
                         count: Some(e.count),
                         hops: s.hops.map(hop_list),
+                        tick: s.tick.and_then(time),
                     }
                 })
                 .collect(),

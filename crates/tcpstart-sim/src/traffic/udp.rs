@@ -9,6 +9,14 @@
 //! fixed (`on`, `off`) or drawn from exponential distributions of those means (the ns-2
 //! `Application/Traffic/Exponential` model). Each "on" period begins with a packet, so an "on"
 //! period shorter than one packet's spacing still sends one. Nothing is sent at or after `stop`.
+//!
+//! Timing: the spacing above is a datagram's *due* time. A source with a `tick` sends only when
+//! its host's clock ticks, at `start`, `start + tick`, ...: at each tick every datagram that has
+//! come due since leaves at once, back to back. This is how a sender that sleeps between
+//! datagrams on a tick-driven kernel timer behaves (iperf's UDP client catches up on the
+//! datagrams a late wake-up owes), and how a dummynet pipe releases what its clock tick allows.
+//! The due times, and so the mean rate and the on/off periods, are those of the smooth source;
+//! the datagrams of a tick come in bursts of floor(tick / spacing) or one more.
 
 use core::time::Duration;
 
@@ -71,6 +79,9 @@ pub struct UdpSpec {
     /// The hops of a parking lot its datagrams cross, first and last; `None`: every hop.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hops: Option<[u32; 2]>,
+    /// The host clock's tick the source sends on; `None`: each datagram when it is due.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tick: Option<Duration>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize)]
@@ -88,6 +99,8 @@ pub struct UdpSource {
     rng: Pcg64Mcg,
     /// End of the current "on" period; `None` for a source that is always on.
     on_end: Option<Instant>,
+    /// When the datagram to send next is due (it leaves then, or at the next tick).
+    due: Instant,
     gap: Duration,
     pub stats: UdpStats,
 }
@@ -96,7 +109,7 @@ impl UdpSource {
     pub fn new(spec: UdpSpec, rng: Pcg64Mcg) -> Self {
         let wire_bits = (spec.packet_size + UDP_HEADER_BYTES) as f64 * 8.0;
         let gap = Duration::from_nanos((wire_bits * 1e9 / spec.rate_bps).round().max(1.0) as u64);
-        UdpSource { spec, rng, on_end: None, gap, stats: UdpStats::default() }
+        UdpSource { spec, rng, on_end: None, due: Instant::ZERO, gap, stats: UdpStats::default() }
     }
 
     fn draw(&mut self, mean: Duration) -> Duration {
@@ -106,34 +119,116 @@ impl UdpSource {
         }
     }
 
-    fn before_stop(&self, t: Instant) -> Option<Instant> {
+    /// When the datagram due at `self.due` leaves, if before `stop`: at once, or at the first
+    /// tick of the source's clock (ticking from `start`) at or after it is due.
+    fn release(&self) -> Option<Instant> {
+        let at = match self.spec.tick {
+            None => self.due,
+            Some(tick) => {
+                let (start, tick) = ((Instant::ZERO + self.spec.start).0, tick.as_nanos() as u64);
+                Instant(start + (self.due.0 - start).div_ceil(tick) * tick)
+            }
+        };
         match self.spec.stop {
-            Some(stop) if t >= Instant::ZERO + stop => None,
-            _ => Some(t),
+            Some(stop) if at >= Instant::ZERO + stop => None,
+            _ => Some(at),
         }
     }
 
     /// When the first packet goes out.
     pub fn first_send(&mut self) -> Option<Instant> {
-        let start = Instant::ZERO + self.spec.start;
+        self.due = Instant::ZERO + self.spec.start;
         if let Some(o) = self.spec.on_off {
             let on = self.draw(o.on);
-            self.on_end = Some(start + on);
+            self.on_end = Some(self.due + on);
         }
-        self.before_stop(start)
+        self.release()
     }
 
-    /// Called after a packet was sent at `now`; when the next one goes out, if ever.
-    pub fn next_send(&mut self, now: Instant) -> Option<Instant> {
-        let mut next = now + self.gap;
+    /// Called after a packet was sent; when the next one goes out, if ever.
+    pub fn next_send(&mut self) -> Option<Instant> {
+        self.due = self.due + self.gap;
         if let (Some(end), Some(o)) = (self.on_end, self.spec.on_off) {
-            if next >= end {
+            if self.due >= end {
                 let off = self.draw(o.off);
                 let on = self.draw(o.on);
-                next = end + off;
-                self.on_end = Some(next + on);
+                self.due = end + off;
+                self.on_end = Some(self.due + on);
             }
         }
-        self.before_stop(next)
+        self.release()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traffic::{stream, Stream};
+
+    /// 4 Mbps of 1472-byte datagrams: 1500 IP bytes, 12000 bits, one due every 3 ms.
+    fn source(start_ms: u64, stop_ms: Option<u64>, tick_ms: Option<u64>) -> UdpSource {
+        let spec = UdpSpec {
+            class: "udp".into(),
+            rate_bps: 4e6,
+            packet_size: 1472,
+            start: Duration::from_millis(start_ms),
+            stop: stop_ms.map(Duration::from_millis),
+            on_off: None,
+            host: 0,
+            direction: Direction::Forward,
+            hops: None,
+            tick: tick_ms.map(Duration::from_millis),
+        };
+        UdpSource::new(spec, stream(1, Stream::Udp(0)))
+    }
+
+    /// Every send time in milliseconds, the clock driven by the source itself.
+    fn sends_ms(mut src: UdpSource) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut next = src.first_send();
+        while let Some(at) = next {
+            out.push(at.0 as f64 / 1e6);
+            next = src.next_send();
+        }
+        out
+    }
+
+    #[test]
+    fn without_a_tick_each_datagram_leaves_when_due() {
+        assert_eq!(sends_ms(source(0, Some(10), None)), [0.0, 3.0, 6.0, 9.0]);
+    }
+
+    #[test]
+    fn with_a_tick_the_datagrams_due_since_the_last_tick_leave_together() {
+        // Due at 0 | 3 6 9 | 12 15 18 | 21 24 27 30 | 33 ...: each leaves at the first tick at or after it.
+        let sends = sends_ms(source(0, Some(41), Some(10)));
+        assert_eq!(sends, [0.0, 10.0, 10.0, 10.0, 20.0, 20.0, 20.0, 30.0, 30.0, 30.0, 30.0, 40.0, 40.0, 40.0]);
+    }
+
+    #[test]
+    fn the_clock_ticks_from_start() {
+        let sends = sends_ms(source(1, Some(22), Some(10)));
+        assert_eq!(sends, [1.0, 11.0, 11.0, 11.0, 21.0, 21.0, 21.0]);
+    }
+
+    #[test]
+    fn ticks_keep_the_mean_rate_and_burst_by_floor_or_ceil_of_tick_over_spacing() {
+        // One second: due times 0, 3, ..., 999 ms (334); released up to the tick at 1000 ms.
+        let sends = sends_ms(source(0, Some(1001), Some(10)));
+        assert_eq!(sends.len(), 334);
+        let mut bursts = std::collections::BTreeMap::<u64, u32>::new();
+        for t in &sends {
+            assert_eq!(t % 10.0, 0.0, "a datagram left between ticks, at {t} ms");
+            *bursts.entry(*t as u64).or_default() += 1;
+        }
+        // 10 / 3 = 3.33 datagrams a tick: bursts of 3 and 4 after the first tick's single one.
+        assert!(bursts.values().skip(1).all(|&n| n == 3 || n == 4), "{bursts:?}");
+        assert_eq!(bursts.len(), 101);
+    }
+
+    #[test]
+    fn a_datagram_due_before_stop_whose_tick_is_at_or_after_stop_is_not_sent() {
+        // Due at 0, 3, 6, 9; the tick at 10 ms is at stop.
+        assert_eq!(sends_ms(source(0, Some(10), Some(10))), [0.0]);
     }
 }
