@@ -53,6 +53,32 @@ def test_report_has_a_table_per_algorithm_and_the_plots(tmp_path: Path) -> None:
     assert "![NewReno" in text and (tmp_path / "validation" / "newreno.png").stat().st_size > 10_000
 
 
+@needs_ns3
+def test_a_lost_syn_is_retried_after_the_initial_rto_on_both_sides() -> None:
+    """The second flow starts just after NewReno's slow start overflowed the queue, so its SYN is
+    dropped (checked in tcpstart's packet table). tcpstart and Linux retry after 1 s; ns-3's default
+    `TcpSocket::ConnTimeout` of 3 s put its flow 2 s behind (4.685 s against 2.636 s) before the
+    cross-check set it to the initial RTO."""
+    import tcpstart as ts
+    from tcpstart.crosscheck.runner import run_ns3, run_tcpstart
+
+    algo = ALGORITHMS[0]
+    alone = Case("syn", 10, 100, 0.25, flows=1, size=1_000_000)
+    scenario = tcpstart_scenario(alone, algo)
+    scenario["trace"]["packets"] = True
+    packets = ts.run(scenario).packets
+    first_drop = packets.filter(packets["event"] == "drop")["t"].min()
+    case = Case("syn", 10, 100, 0.25, flows=2, size=1_000_000, stagger=round(first_drop + 2e-4, 4))
+    scenario = tcpstart_scenario(case, algo)
+    scenario["trace"]["packets"] = True
+    packets = ts.run(scenario).packets
+    syn_drops = packets.filter((packets["flow"] == 1) & (packets["event"] == "drop") & (packets["len"] == 0))
+    assert syn_drops.height == 1
+    ours, theirs = run_tcpstart(case, algo), run_ns3(case, algo)
+    assert ours.completion is not None and theirs.completion is not None
+    assert abs(theirs.completion / ours.completion - 1) < 0.05, (ours.completion, theirs.completion)
+
+
 def test_both_sides_get_the_same_knobs() -> None:
     case = next(c for c in MATRIX if c.delayed_ack and c.flows > 1)
     algo = ALGORITHMS[0]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tcpstart.crosscheck.linux import MATRIX, MSS, SEEDS, LinuxCase, compare, median_run, scenario
+from tcpstart.crosscheck.linux import MATRIX, MSS, SEEDS, LinuxCase, compare, median_run, path_excess, scenario
 from tcpstart.crosscheck.linux_report import save_raw
 from tcpstart.kernel.plan import available_algorithms, make_plan
 from tcpstart.scenario import expanded
@@ -66,6 +66,19 @@ def test_bbr_runs_the_median_of_its_random_probe_bw_phase():
     assert len(times) == SEEDS and times == sorted(times)
     assert m["completion"] == times[SEEDS // 2]
     assert len(median_run(LinuxCase("T", "cubic", 10, 50, 1, 0.5), "linux")["seed_completions"]) == 1, "no draw"
+
+
+def test_tcpstart_runs_on_the_path_the_kernel_measured():
+    # The kernel's handshakes took 50.8 ms (median) on a 50 ms path; tcpstart's own takes 50 ms and
+    # the SYN's and SYN-ACK's serialisation, about 0.1 ms at 10 Mbps (two packets of some 64 bytes
+    # at the bottleneck, four at ten times the rate), so its path gets about 0.7 ms more.
+    c = LinuxCase("T", "cubic", 10, 50, 1, 0.5)
+    kernel = [{"handshake_rtt": h} for h in (0.0515, 0.0508, 0.0502)]
+    excess = path_excess(c, kernel)
+    assert 0.00067 < excess < 0.00073, excess
+    assert scenario(c, rtt_excess=0.0008)["network"]["rtt"] == "50800us"
+    assert scenario(c)["network"]["rtt"] == "50ms", "the testbed's side stays the scenario's"
+    assert path_excess(c, [{"handshake_rtt": None}]) == 0.0, "no handshake sample, no change"
 
 
 def test_cwnd_distance_is_judged_against_the_kernels_own():

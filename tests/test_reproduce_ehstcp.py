@@ -122,6 +122,14 @@ def test_quick_report_has_a_verdict_per_claim_and_its_figures(quick_report: Path
         assert alt["claims"] == table1_claims == 7 and alt["verdicts"] is None  # a smoke test shows none
         assert set(alt["utilization"]) == set(ehstcp.LABELS)
         assert all(0.3 < u <= 1.0 + 1e-3 for u in alt["utilization"].values())
+    # Table 1 again under the other base RTTs, run lengths and web loads (first seed only).
+    setups = data["table1_setup_sensitivity"]
+    assert data["table1_setup_sensitivity_seeds"] == [1] and len(setups) == 6
+    for alt in setups.values():
+        assert alt["claims"] == 7 and alt["verdicts"] is None
+        assert all(0.3 < u <= 1.0 + 1e-3 for u in alt["utilization"].values())
+        assert all(0 <= p < 20 for p in alt["loss_percent"].values())
+        assert all(math.isfinite(s) and s >= 0 for s in alt["norm_std"].values())
     for fig in ("table1.png", "table2.png", "figure1.png", "throughput.png"):
         assert (quick_report / fig).stat().st_size > 1000
     assert "Table 2" in (quick_report / "report.md").read_text()

@@ -41,6 +41,12 @@ def test_quick_reproduction_computes_every_metric(quick: tuple[dict, Path]) -> N
             assert v["ours"] is not None and math.isfinite(v["ours"]), (claim["statement"], v)
     table = results["tables"][0]
     assert len(table["rows"]) == len(PATHS) * len(ALGORITHMS)
+    # ESS paced at both ratios on every path (ess_pacing), at the report's queue.
+    for ratio in ("2", "1"):
+        paced = results["data"][f"ess_paced_{ratio}x"]
+        assert [m["path"] for m in paced] == [p.label for p in PATHS]
+        assert all(m["losses"] >= 0 and 0.5 < m["exit_over_best"] < 5 for m in paced), paced
+    assert any(c["parameter"] == "Pacing of ESS's jump to cwnd_max" for c in results["choices"])
     for name in ("figure5.png", "figure6.png", "figure7.png", "figure8.png", "buffers.png", "report.html"):
         assert (tmp_path / name).stat().st_size > 0
 

@@ -18,7 +18,7 @@ from tcpstart import _core
 from tcpstart.scenario import ScenarioError
 from tcpstart.sweep import ReplicationWarning, aggregate, campaign
 from tcpstart.scenario import to_json
-from tcpstart.sweep.cache import Index, resolve, run_key, seeded
+from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded_keys
 from tcpstart.sweep.spec import Range, cells, parse_axes, replication_seed, set_path
 
 
@@ -200,6 +200,64 @@ def test_the_index_finds_every_stored_run_across_merges(monkeypatch: pytest.Monk
     assert index.get(f"{rng.getrandbits(256):064x}") is None
 
 
+def test_the_index_answers_for_many_keys_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Index, "MERGE", 50)
+    rng = random.Random(8)
+    index = Index()
+    stored = [f"{rng.getrandbits(256):064x}" for _ in range(120)]
+    index.add(stored[:100], 0)  # merged into the sorted arrays
+    index.add(stored[100:], 1)  # still among the recent ones
+    absent = [f"{rng.getrandbits(256):064x}" for _ in range(30)]
+    asked = stored + absent
+    rng.shuffle(asked)
+    assert index.contains(asked).tolist() == [key in stored for key in asked]
+    assert Index().contains(absent).tolist() == [False] * 30
+    # Rebuilt from its parts (as the store saves it), merged and recent runs alike.
+    again = Index(index.parts())
+    assert again.contains(asked).tolist() == [key in stored for key in asked]
+    assert [again.get(key) for key in stored] == [0] * 100 + [1] * 20
+
+
+def test_the_store_keeps_its_index_and_reads_only_the_packs_it_lacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(campaign, "BATCH", 2)
+    first = ts.Sweep(small(), {"network.rtt": ["10ms", "20ms", "30ms"]}, replications=2, out=tmp_path / "first", store=tmp_path / "store")
+    first.run()
+    saved = tmp_path / "store" / "index"
+    before = saved.read_bytes()  # names the first campaign's 3 packs
+    read: list[str] = []
+    real = Store._keys_of
+
+    def reading(self: Store, names: list[str]) -> Any:
+        read.extend(names)
+        return real(self, names)
+
+    monkeypatch.setattr(Store, "_keys_of", reading)
+    keys = first.results()["run"].to_list()
+    assert Store(tmp_path / "store").contains(keys).all() and read == []
+
+    # A pack that the saved index does not name (another campaign's, saved before it) is read.
+    second = ts.Sweep(small(), {"network.rtt": ["40ms"]}, replications=2, out=tmp_path / "second", store=tmp_path / "store")
+    second.run()
+    saved.write_bytes(before)
+    read.clear()
+    everything = keys + second.results()["run"].to_list()
+    assert Store(tmp_path / "store").contains(everything).all()
+    packs = sorted((tmp_path / "store" / "packs").glob("*.parquet"))
+    assert len(packs) == 4 and len(read) == 1 and read[0] in {p.name for p in packs}
+    assert saved.read_bytes() != before  # brought up to date, and saved
+
+    # A pack named in the saved index but deleted: its runs are gone, nothing is read.
+    read.clear()
+    gone = set(pl.read_parquet(packs[0], columns=["run"])["run"])
+    packs[0].unlink()
+    assert Store(tmp_path / "store").contains(everything).tolist() == [key not in gone for key in everything] and read == []
+
+    # A saved index that is not one is left aside: every pack is read.
+    saved.write_bytes(b"not an index")
+    assert Store(tmp_path / "store").contains(everything).tolist() == [key not in gone for key in everything]
+    assert len(read) == 3
+
+
 def test_two_spellings_of_one_scenario_are_one_run(tmp_path: Path, simulated: list[int]) -> None:
     # Paired over the RTT, so that both cells get the same seed.
     sweep = ts.Sweep(small(), {"network.rtt": ["200ms", "0.2s"]}, paired=["network.rtt"], out=tmp_path)
@@ -224,7 +282,7 @@ def test_a_campaign_keys_each_run_by_its_own_resolved_scenario(tmp_path: Path) -
     expected = [run_key(resolve(to_json(plan.scenario(cell, seed, 0)))) for _, _, seed, cell in plan.runs()]
     assert sweep.results()["run"].to_list() == expected and len(set(expected)) == 6
     unseeded = resolve(to_json({**plan.scenario({"network.rtt": "20ms"}, 0, 0)}))
-    assert seeded(unseeded, 12345) == resolve(to_json(plan.scenario({"network.rtt": "20ms"}, 12345, 0)))
+    assert seeded_keys(unseeded)(12345) == run_key(resolve(to_json(plan.scenario({"network.rtt": "20ms"}, 12345, 0))))
 
 
 def test_campaigns_writing_one_store_at_once_agree(tmp_path: Path) -> None:
@@ -307,7 +365,8 @@ def test_parts_with_other_columns_make_one_table(tmp_path: Path) -> None:
     pl.DataFrame({"run": ["a"], "x": [None]}).write_parquet(tmp_path / "0.parquet")
     pl.DataFrame({"run": ["b"], "x": [1.5], "y": ["text"]}).write_parquet(tmp_path / "1.parquet")
     assert pl.read_parquet_schema(tmp_path / "0.parquet")["x"] == pl.Null
-    campaign._conform([tmp_path / "0.parquet", tmp_path / "1.parquet"])
+    parts = {tuple(pl.read_parquet_schema(p).items()): [p] for p in (tmp_path / "0.parquet", tmp_path / "1.parquet")}
+    campaign._conform(parts)
     table = pl.read_parquet([tmp_path / "0.parquet", tmp_path / "1.parquet"])
     assert table.schema == pl.Schema({"run": pl.String, "x": pl.Float64, "y": pl.String})
     assert table.rows() == [("a", None, None), ("b", 1.5, "text")]

@@ -80,6 +80,7 @@ def test_fields_map_to_kernel_settings():
     assert plan.kernel_queue(plan.queue) == ("pfifo", 51)
     host = plan.hosts[0]
     assert "initcwnd 4 " in host.route and "rto_min 200ms" in host.route
+    assert "initrwnd" not in host.route  # the kernel's own first window, as the Linux profile
     assert host.sysctls(receiver=True)["net.ipv4.tcp_sack"] == "0"
 
 

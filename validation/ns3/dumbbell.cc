@@ -505,6 +505,9 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(minRto)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(Time(clockGranularity)));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Time(initialRto)));
+    // A lost SYN (or SYN-ACK) is retried after the initial RTO, doubled per retry, as tcpstart and
+    // Linux (TCP_TIMEOUT_INIT) do; ns-3's own default is 3 s.
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Time(initialRto)));
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(recoveryType));
 

@@ -1158,6 +1158,19 @@ mod tests {
         assert!(cc.state().cwnd >= cwnd, "cwnd before PROBE_RTT restored");
     }
 
+    #[test]
+    fn a_sample_equal_to_min_rtt_does_not_put_probe_rtt_off() {
+        // tcp_bbr.c since 5.10 refreshes the filter only on rtt_us < min_rtt_us: samples equal to
+        // min_rtt (10 ms here) still let the 10 s window expire.
+        let (mut d, mut cc) = Drive::to_probe_bw(1);
+        while d.now < Instant::ZERO + ms(10_000) {
+            d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(10), 20, 0, true);
+            assert_eq!(cc.mode(), Mode::ProbeBw);
+        }
+        d.ack_ex(&mut cc, ms(10), 10, ms(10), ms(10), 20, 0, true);
+        assert_eq!(cc.mode(), Mode::ProbeRtt);
+    }
+
     /// A PROBE_BW flow whose cwnd settled at its target; returns that cwnd in packets.
     fn settled() -> (Drive, Bbr, u64) {
         let (mut d, mut cc) = Drive::to_probe_bw(1);

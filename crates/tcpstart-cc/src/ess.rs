@@ -29,9 +29,17 @@
 //!
 //! A cycle whose ACK train is empty (no ACK between the cycle's start and `e`'s ACK, e.g. an
 //! initial window of one ACK's worth) gives no estimate; only the RTT limit is checked then.
+//!
+//! Pacing (`pacing_ss_ratio`, off by default: the paper names none) follows ns-3's socket pacing
+//! (`TcpSocketBase::UpdatePacingRate` with `EnablePacing`), the paper's simulator: the rate is
+//! `ratio x max(cwnd, bytes in flight) / latest RTT sample`, with `pacing_ss_ratio` while
+//! `cwnd < ssthresh / 2` and 1.2 after (ns-3's `PacingSsRatio` 200 % and `PacingCaRatio` 120 %,
+//! Linux's too), for the whole connection; nothing is paced before the first RTT sample
+//! (`PaceInitialWindow` off).
 
-use crate::controller::CongestionControl;
-use crate::events::{AckEvent, CongestionEvent, RtoEvent, SentEvent};
+use crate::controller::{CcState, CongestionControl};
+use crate::events::{AckEvent, CongestionEvent, RecoveryExitEvent, RtoEvent, SentEvent};
+use crate::hystart::PACING_CA_RATIO;
 use crate::registry::{AlgorithmInfo, CcConfig, ParamSpec, Params, Registration};
 use crate::reno::{window_from_reno, Reno, RenoVariant, ABC};
 use crate::time::{Duration, Instant};
@@ -45,12 +53,21 @@ const RTT_LIMIT: ParamSpec = ParamSpec {
     doc: "leave slow start when the selected packet's RTT t2 exceeds this multiple of the minimum RTT (paper: 2, i.e. k >= 0.5)",
 };
 
+const PACING_SS_RATIO: ParamSpec = ParamSpec {
+    name: "pacing_ss_ratio",
+    default: 0.0,
+    min: 0.0,
+    max: 10.0,
+    integer: false,
+    doc: "0 = unpaced (the paper names no pacing); otherwise pace at this multiple of max(cwnd, inflight) / latest RTT while cwnd < ssthresh / 2, and at 1.2x after (ns-3's EnablePacing: 2)",
+};
+
 pub const ESS: Registration = Registration {
     info: AlgorithmInfo {
         name: "ess",
         summary: "Enhanced Slow-Start: per-cycle BDP estimate cwnd_max = B x t2 from ACK-train dispersion; jumps to it, exits when cwnd >= cwnd_max or t2 > 2 min RTT; NewReno AIMD after",
         reference: "Wang, Ni, Zhu, Wang: Enhanced Slow-Start (ESS), 2021, sections 3.2-3.5",
-        params: &[RTT_LIMIT, ABC],
+        params: &[RTT_LIMIT, PACING_SS_RATIO, ABC],
     },
     build: |p, cfg| Box::new(Ess::from_params(p, cfg)),
     receiver_hook: None,
@@ -102,15 +119,41 @@ pub struct Ess {
     selection: Selection,
     cycle: Option<Cycle>,
     last_estimate: Option<CycleEstimate>,
+    /// 0 = unpaced.
+    pacing_ss_ratio: f64,
+    /// The latest RTT sample and the bytes in flight after the latest ACK, for the pacing rate.
+    last_rtt: Option<Duration>,
+    in_flight: u64,
 }
 
 impl Ess {
     pub fn new(reno: Reno, rtt_limit: f64) -> Self {
-        Ess { reno, rtt_limit, selection: Selection::BeforeFirstAck, cycle: None, last_estimate: None }
+        Ess {
+            reno,
+            rtt_limit,
+            selection: Selection::BeforeFirstAck,
+            cycle: None,
+            last_estimate: None,
+            pacing_ss_ratio: 0.0,
+            last_rtt: None,
+            in_flight: 0,
+        }
+    }
+
+    /// Paced as ns-3 paces a socket, at `ratio` in slow start (0: unpaced).
+    pub fn paced(self, ratio: f64) -> Self {
+        Ess { pacing_ss_ratio: ratio, ..self }
     }
 
     fn from_params(p: &Params, cfg: &CcConfig) -> Self {
-        Ess::new(Reno::from_params(RenoVariant::NewReno, p, cfg), p["rtt_limit"])
+        Ess::new(Reno::from_params(RenoVariant::NewReno, p, cfg), p["rtt_limit"]).paced(p["pacing_ss_ratio"])
+    }
+
+    /// ns-3's `UpdatePacingRate`, in payload bytes per second.
+    fn pacing_rate(&self, cwnd: u64, ssthresh: u64) -> Option<f64> {
+        let rtt = self.last_rtt.filter(|r| !r.is_zero() && self.pacing_ss_ratio > 0.0)?;
+        let ratio = if cwnd < ssthresh / 2 { self.pacing_ss_ratio } else { PACING_CA_RATIO as f64 / 100.0 };
+        Some(ratio * cwnd.max(self.in_flight) as f64 / rtt.as_secs_f64())
     }
 
     /// The estimate of the last finished cycle, for tests and traces.
@@ -181,6 +224,8 @@ impl CongestionControl for Ess {
         // Exponential growth is kept during ESS (section 3.4): the per-ACK increase comes first, the
         // cycle end then compares the grown window with cwnd_max.
         self.reno.on_ack(ev);
+        self.last_rtt = ev.rtt_sample.or(self.last_rtt);
+        self.in_flight = ev.bytes_in_flight;
         if ev.bytes_acked == 0 {
             return;
         }
@@ -211,13 +256,21 @@ impl CongestionControl for Ess {
         self.reno.on_rto(ev);
     }
 
-    window_from_reno!(state_and_recovery_exit);
+    fn state(&self) -> CcState {
+        let s = self.reno.state();
+        CcState { pacing_rate: self.pacing_rate(s.cwnd, s.ssthresh), ..s }
+    }
+
+    fn on_recovery_exit(&mut self, ev: &RecoveryExitEvent) {
+        self.reno.on_recovery_exit(ev);
+    }
+
+    window_from_reno!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::RecoveryExitEvent;
 
     const MSS: u64 = 1000;
 
@@ -356,6 +409,43 @@ mod tests {
         sent(&mut cc, 300.0, 50_000);
         ack(&mut cc, 400.0, 51_000, MSS, 100);
         assert!(cc.state().cwnd <= 20 * MSS + MSS);
+    }
+
+    /// An ACK of no new data carrying an RTT sample and the bytes in flight after it.
+    fn rtt_ack(cc: &mut Ess, at: f64, rtt_ms: u64, in_flight: u64) {
+        cc.on_ack(&AckEvent {
+            now: ms(at),
+            rtt_sample: Some(Duration::from_millis(rtt_ms)),
+            bytes_in_flight: in_flight,
+            ..Default::default()
+        });
+    }
+
+    #[test]
+    fn unpaced_by_default_even_with_rtt_samples() {
+        let mut cc = ess(4);
+        figure3(&mut cc, 100);
+        rtt_ack(&mut cc, 203.0, 100, 50_000);
+        assert_eq!(cc.state().pacing_rate, None);
+    }
+
+    #[test]
+    fn paced_as_ns3_paces_a_socket() {
+        let mut cc = ess(4).paced(2.0);
+        // No RTT sample yet: the initial window and the jump of this cycle are not paced.
+        figure3(&mut cc, 100);
+        assert_eq!(cc.state().cwnd, 102_000);
+        assert_eq!(cc.state().pacing_rate, None);
+        // Slow start (ssthresh infinite): 2 x max(cwnd, in flight) / 100 ms.
+        rtt_ack(&mut cc, 203.0, 100, 50_000);
+        assert_eq!(cc.state().pacing_rate, Some(2.0 * 102_000.0 / 0.1));
+        rtt_ack(&mut cc, 204.0, 100, 150_000);
+        assert_eq!(cc.state().pacing_rate, Some(2.0 * 150_000.0 / 0.1));
+        // After a loss cwnd = ssthresh = 20 segments, not below ssthresh / 2: 1.2 x.
+        cc.on_congestion(&CongestionEvent { flight_size: 40 * MSS, ..Default::default() });
+        rtt_ack(&mut cc, 205.0, 80, 10_000);
+        assert_eq!(cc.state().cwnd, 20 * MSS);
+        assert_eq!(cc.state().pacing_rate, Some(1.2 * 20_000.0 / 0.08));
     }
 
     #[test]

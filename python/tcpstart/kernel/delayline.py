@@ -7,7 +7,9 @@ its main table. Used because this kind of kernel may lack netem (`CONFIG_NET_SCH
 that each packet's delay can follow the simulator's: the one-way propagation delay of its
 direction, twice its host pair's access delay, plus its own serialisation time at the
 bottleneck rate (a kernel token bucket lets a packet go at the start of its transmission time,
-a simulated link delivers it at the end).
+a simulated link delivers it at the end). With `spacing_rate_bps` (forward), it also writes no
+two packets of one direction and host pair closer than their serialisation time at that rate,
+as a link delivers them: see Delays.spacing and Release.
 
 Timing: ppoll(2) with a nanosecond timeout and a timer slack of 1 ns, SCHED_FIFO when allowed
 (the research notes measured ppoll's lateness in C: 30 us median under load). Python's
@@ -27,6 +29,7 @@ import signal
 import struct
 import sys
 import time
+from collections import deque
 
 TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454CA, 0x0001, 0x1000
 PR_SET_TIMERSLACK, PR_SET_PDEATHSIG = 29, 1
@@ -64,6 +67,20 @@ class Delays:
         self.base = (cfg["forward_delay_ns"], cfg["reverse_delay_ns"])
         self.access = cfg["access_delay_ns"]  # per host pair, one access link
         self.ns_per_byte = (8e9 / cfg["rate_bps"], 8e9 / cfg["reverse_rate_bps"])
+        spacing = cfg.get("spacing_rate_bps")
+        self.spacing_ns_per_byte = 8e9 / spacing if spacing else 0.0
+
+    def spacing(self, pkt: bytes, key: int) -> int:
+        """The least time after the previous packet of its key that this one may be written: its
+        serialisation time at the spacing rate, forward only (0 otherwise). The receiver's TCP
+        takes a packet in within the write that forwards it, so the write times are the arrival
+        gaps a packet pair's estimate measures. Without it, two packets read in one batch got one
+        due time, and a first packet written late came closer to the next than the bottleneck
+        sent them: at 50 Mbps (0.24 ms a frame) Modified Swift Start's receiver measured 36-70 us
+        in three of five runs (docs/testbed.md, "Packet pairs through the delay line")."""
+        if key >= 256 or not self.spacing_ns_per_byte:
+            return 0
+        return int(((pkt[2] << 8) | pkt[3]) * self.spacing_ns_per_byte)
 
     def of(self, pkt: bytes) -> tuple[int, int]:
         """(delay, key): packets of one key (direction and host pair) keep their order."""
@@ -73,6 +90,67 @@ class Delays:
         length = (pkt[2] << 8) | pkt[3]
         access = self.access[host] if host < len(self.access) else 0
         return self.base[d] + 2 * access + int(length * self.ns_per_byte[d]), d * 256 + host
+
+
+class Release:
+    """The packets held, and when each goes: its due time (arrival + delay, never before an
+    earlier packet of its key) and, with spacing, never sooner than Delays.spacing after the
+    previous packet of its key. Times in nanoseconds of the caller's clock.
+
+    Each key's packets wait in their own queue, in order; the heap holds the time its head may
+    go. The spacing counts from the time the previous packet was written for the first
+    STRICT_PACKETS of a train (a key's packets from one that found the key idle): that is where
+    packet pairs are, and a first packet written late must not bring the second closer. Later
+    in a train it counts from the time the previous one was allowed to go: from its write, every
+    wake-up's latency (30-100 us) would add to the next wait, and the delay line would forward a
+    saturated link's packets slower than the link sends them (295 us a frame at 50 Mbps against
+    242)."""
+
+    STRICT_PACKETS = 10
+
+    def __init__(self, delays: Delays) -> None:
+        self.delays = delays
+        self.heap: list[tuple[int, int, int]] = []  # (time its head may go, order, key)
+        self.order = 0
+        self.queues: dict[int, deque[tuple[int, bytes]]] = {}
+        self.last_due: dict[int, int] = {}
+        self.next_free: dict[int, int] = {}  # the earliest time the next packet of a key may go
+        self.train: dict[int, int] = {}  # packets of a key written since it was last idle
+
+    def add(self, pkt: bytes, now: int) -> None:
+        delay, key = self.delays.of(pkt)
+        due = max(now + delay, self.last_due.get(key, 0))
+        self.last_due[key] = due
+        queue = self.queues.setdefault(key, deque())
+        queue.append((due, pkt))
+        if len(queue) == 1:
+            if now >= self.next_free.get(key, 0):
+                self.train[key] = 0
+            self._schedule(key)
+
+    def _schedule(self, key: int) -> None:
+        self.order += 1
+        due = self.queues[key][0][0]
+        heapq.heappush(self.heap, (max(due, self.next_free.get(key, 0)), self.order, key))
+
+    def next_due(self) -> int | None:
+        return self.heap[0][0] if self.heap else None
+
+    def pop(self, now: int) -> tuple[int, bytes] | None:
+        """The next packet to write at `now` and the time it was allowed to go, or None."""
+        if not self.heap or self.heap[0][0] > now:
+            return None
+        allowed, _, key = heapq.heappop(self.heap)
+        queue = self.queues[key]
+        _, pkt = queue.popleft()
+        gap = self.delays.spacing(pkt, key)
+        if gap:
+            strict = self.train[key] < self.STRICT_PACKETS
+            self.train[key] += 1
+            self.next_free[key] = (now if strict else allowed) + gap
+        if queue:
+            self._schedule(key)
+        return allowed, pkt
 
 
 def run(cfg: dict) -> dict:
@@ -100,14 +178,13 @@ def run(cfg: dict) -> dict:
     pfd_ref, ts_ref = ctypes.byref(pfd), ctypes.byref(ts)
     ppoll = _libc.ppoll
     clock = time.monotonic_ns
-    heap: list[tuple[int, int, bytes]] = []
-    last_due: dict[int, int] = {}
-    seq = 0
+    release = Release(delays)
     late_total = late_max = forwarded = late_100us = late_1ms = 0
     read, write = os.read, os.write
     while not stop:
-        if heap:
-            wait = max(0, heap[0][0] - clock())
+        due = release.next_due()
+        if due is not None:
+            wait = max(0, due - clock())
             ts.tv_sec, ts.tv_nsec = divmod(wait, 1_000_000_000)
         else:
             # Without packets to release, wake up now and then to notice a signal.
@@ -121,14 +198,10 @@ def run(cfg: dict) -> dict:
                 break
             if len(pkt) < 20 or pkt[0] >> 4 != 4:
                 continue  # not IPv4 (the hosts have no IPv6 addresses; router solicitations)
-            delay, key = delays.of(pkt)
-            due = max(now + delay, last_due.get(key, 0))
-            last_due[key] = due
-            seq += 1
-            heapq.heappush(heap, (due, seq, pkt))
+            release.add(pkt, now)
         now = clock()
-        while heap and heap[0][0] <= now:
-            due, _, pkt = heapq.heappop(heap)
+        while (out := release.pop(now)) is not None:
+            due, pkt = out
             late = now - due
             late_total += late
             late_max = max(late_max, late)

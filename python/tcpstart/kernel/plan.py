@@ -89,13 +89,15 @@ class HostPlan:
     # The host pair's flows run BPF start-up algorithms (bpfcc). Its receiver then advertises its
     # buffer from the SYN-ACK on, as the simulator's receiver does (Jump Start sends what that
     # allows), up to the kernel's cap of an unscaled SYN window (65,535 bytes rounded down to
-    # whole segments); otherwise 10 segments, the kernel's default, or the initial window.
+    # whole segments). Other receivers keep the kernel's own first window (no `initrwnd`: 65,160
+    # bytes from a 128 KB buffer on 6.18, which the Linux profile models; `initrwnd 10` would
+    # offer 14,480).
     bpf: bool = field(default=False, compare=False)
 
     @property
     def route(self) -> str:
-        rwnd = -(-self.rcv_buf // self.mss) if self.bpf else max(self.initial_window, 10)
-        return f"initcwnd {self.initial_window} initrwnd {rwnd} rto_min {self.rto_min_ms:g}ms"
+        rwnd = f" initrwnd {-(-self.rcv_buf // self.mss)}" if self.bpf else ""
+        return f"initcwnd {self.initial_window}{rwnd} rto_min {self.rto_min_ms:g}ms"
 
     def sysctls(self, receiver: bool) -> dict[str, str]:
         s = {

@@ -220,6 +220,8 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 "access_delay_ns": [round(a * 1e9) for a in plan.access_delay_s],
                 "rate_bps": plan.rate_bps,
                 "reverse_rate_bps": plan.reverse_rate_bps,
+                # The data keep the pair bucket's spacing past the delay line (delayline.Delays.spacing).
+                "spacing_rate_bps": plan.rate_bps * PEAK_OVER if plan.peak_bytes else None,
             }
             delays = [
                 helpers.start(ns, "tcpstart.kernel.delayline", f"delay-{name}",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 import matplotlib
 
 matplotlib.use("Agg")
@@ -18,7 +17,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from tcpstart.batch import run_many
-from tcpstart.reproduce import ess_buffers, ess_scaling
+from tcpstart.reproduce import ess_buffers, ess_pacing, ess_scaling
 from tcpstart.reproduce.report import Choice, Figure, Report, Table, Value, Verdict, judge, rank_correlation
 from tcpstart.results import Result
 from tcpstart.scenario import Dumbbell, Flow, Scenario, Tcp, Trace
@@ -174,6 +173,7 @@ def reproduce(quick: bool) -> Report:
     _table(report, metrics)
     _figures(report, traces)
     _queue_sensitivity(report, duration, QUEUE_ALTERNATIVES_QUICK if quick else QUEUE_ALTERNATIVES)
+    ess_pacing.run(report, duration, metrics)
     _stopeg_out_of_scope(report)
     report.notes += [
         "The queue size is not in the paper; we use ns-3's default point-to-point device queue, a 100-packet "
@@ -299,26 +299,6 @@ def _queue_sensitivity(report: Report, duration: float, alternatives: tuple[str,
             "(packets), and the 'closest to cwnd_best' claim was not reproduced in the first version for that reason",
         )
     )
-    report.choices.append(
-        Choice(
-            "Pacing of ESS's jump to cwnd_max",
-            "none: the larger window leaves as fast as the ACKs clock it out (ESS as specified)",
-            "the paper names no pacing, and ns-3's TCP paces only when `TcpSocketState::EnablePacing` is set (off "
-            "by default)",
-            "a paced ESS is not run: the simulator paces at a rate the congestion controller sets, and the paper "
-            "gives ESS none to set. The buffer sweep shows what the jump's burst costs: unpaced, ESS loses nothing "
-            f"from {_span(clean.values())} BDP of buffer on the paths, and "
-            f"{reproduced['1bdp']} of {len(rows)} verdicts are reproduced with a 1-BDP queue against "
-            f"{reproduced[QUEUE]} with {QUEUE}",
-        )
-    )
-
-
-def _span(xs: Iterable[float]) -> str:
-    """'1' when every value is 1, '0.5-1' otherwise."""
-    values = list(xs)
-    lo, hi = min(values), max(values)
-    return f"{lo:.2g}" if lo == hi else f"{lo:.2g}-{hi:.2g}"
 
 
 def _stopeg_out_of_scope(report: Report) -> None:

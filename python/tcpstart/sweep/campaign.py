@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import socket
 import subprocess
@@ -36,10 +37,11 @@ import polars as pl
 
 from tcpstart import _core
 from tcpstart._files import replace_folder
+from tcpstart._memory import give_back
 from tcpstart.results import Result
 from tcpstart.scenario import ScenarioError, ScenarioLike, read_scenario_file, scenario_dict, to_json
 from tcpstart.sweep import backends
-from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded
+from tcpstart.sweep.cache import Index, Store, resolve, run_key, seeded_keys
 from tcpstart.sweep.results import TABLE, aggregate, cell_columns, identical_cells, scan_table, table_parts, tidy
 from tcpstart.sweep.spec import Plan, Value, parse_axes
 
@@ -101,16 +103,19 @@ def _scalar(value: Value) -> Value:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str) if isinstance(value, (list, dict, tuple)) else value
 
 
-def _conform(parts: Sequence[Path]) -> None:
+def _conform(parts: Mapping[tuple, Sequence[Path]]) -> None:
     """Rewrites the parts of a table whose columns differ from the union of all parts' columns
     (a column missing, or null where another part has numbers), one part at a time, so that all
-    have that one schema, with each column's type the common supertype, in first-seen order."""
-    schemas = [pl.read_parquet_schema(p) for p in parts]
-    unified = pl.concat([pl.DataFrame(schema=s) for s in schemas], how="diagonal_relaxed").schema
-    for part, schema in zip(parts, schemas):
-        if list(schema.items()) != list(unified.items()):
-            empty = pl.DataFrame(schema=unified)
-            pl.concat([empty, pl.read_parquet(part)], how="diagonal_relaxed").write_parquet(part)
+    have that one schema, with each column's type the common supertype, in first-seen order.
+    `parts` are the part files by their schema (its items), as they were written: a table of
+    many parts has one or two schemas, which are all that is held."""
+    if len(parts) < 2:
+        return
+    unified = pl.concat([pl.DataFrame(schema=dict(s)) for s in parts], how="diagonal_relaxed").schema
+    for schema, paths in parts.items():
+        if list(schema) != list(unified.items()):
+            for path in paths:
+                pl.concat([pl.DataFrame(schema=unified), pl.read_parquet(path)], how="diagonal_relaxed").write_parquet(path)
 
 
 def replication_message(identical: int, replicated: int) -> str:
@@ -235,42 +240,32 @@ class Sweep:
         design_digest = hashlib.sha256(json.dumps([columns, {k: v for k, v in provenance.items() if k != "date"}], default=str).encode())
 
         def write_part(rows: List[tuple]) -> None:
-            path = parts / f"design-{len(written):06d}.parquet"
-            pl.DataFrame(rows, schema=columns, orient="row", infer_schema_length=None, strict=False).write_parquet(path)
+            path = parts / f"design-{len(written):06d}.pickle"
+            path.write_bytes(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
             written.append(path)
 
         def tasks() -> Iterator[backends.Task]:
-            design: List[tuple] = []
-            cell_scenario: Dict[str, Any] = {}
-            unseeded = ""
-            values: tuple = ()
-            for cell_index, replication, seed, cell in self.plan.runs():
-                if replication == 0:
-                    # A part holds whole cells, so that each part's cells are complete, and no more
-                    # than CHUNK runs unless one cell has more: what building the table holds at
-                    # once does not grow with the replications.
-                    if design and len(design) + self.plan.replications > CHUNK:
-                        write_part(design)
-                        design = []
-                    cell_scenario, unseeded = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, 0, 0))
-                    values = tuple(_scalar(v) for v in cell.values())
-                if jitter:
-                    scenario, resolved = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, seed, jitter))
+            for rows, scenarios in self._design(jitter):
+                write_part(rows)
+                design_digest.update(repr(rows).encode())
+                keys = [row[0] for row in rows]
+                # Asked before the store: a run in flight now is then stored or still in flight.
+                flying = [key in in_flight for key in keys]
+                # Stored by an earlier call (unless all are simulated again), or by this one.
+                if rerun:
+                    with counting:
+                        known = stored_now.contains(keys)
                 else:
-                    scenario, resolved = {**cell_scenario, "seed": seed}, seeded(unseeded, seed)
-                key = run_key(resolved)
-                design.append((key, cell_index, replication, seed, *values))
-                design_digest.update(repr(design[-1]).encode())
-                counts["runs"] += 1
-                # Stored by an earlier call (unless all are simulated again), by this one, or on its way.
-                known = stored_now.get(key) is not None if rerun else self.store.has(key, traces=self.keep_traces)
-                if known or key in in_flight:
-                    counts["cached"] += 1
-                    advance(1)
-                    continue
-                in_flight.add(key)
-                yield key, scenario
-            write_part(design)
+                    known = self.store.contains(keys, traces=self.keep_traces)
+                queued: set[str] = set()  # handed over from this part (a design may hold a run twice)
+                for key, scenario, seed, fly, stored in zip(keys, scenarios, (row[3] for row in rows), flying, known):
+                    if not (stored or fly or key in queued):
+                        queued.add(key)
+                        in_flight.add(key)
+                        yield key, {**scenario, "seed": seed}
+                counts["runs"] += len(keys)
+                counts["cached"] += len(keys) - len(queued)
+                advance(len(keys) - len(queued))
 
         def batches() -> Iterator[List[backends.Task]]:
             batch: List[backends.Task] = []
@@ -286,11 +281,14 @@ class Sweep:
             pack, results = done
             keys = [key for key, _ in batch]
             self.store.put(keys, pack, results)
-            with counting:  # sinks run on several threads; += is not atomic
+            with counting:  # sinks run on several threads, beside the design's thread
                 if rerun:
                     stored_now.add(keys, 0)
                 in_flight.difference_update(keys)
                 counts["simulated"] += len(keys)
+                every = counts["simulated"] // CHUNK != (counts["simulated"] - len(keys)) // CHUNK
+            if every:  # once in CHUNK runs: what their bookkeeping freed would grow with the runs
+                give_back()
             advance(len(keys))
 
         try:
@@ -301,9 +299,10 @@ class Sweep:
                 backends.run_local(batches(), work, sink, workers)
             made = self._table_made_of(design_digest.hexdigest()) if counts["simulated"] == 0 else None
             # A rerun that simulated nothing and whose design the table already holds keeps it.
-            identical, replicated = made or self._write_results(written, provenance, design_digest.hexdigest())
+            identical, replicated = made or self._write_results(written, columns, provenance, design_digest.hexdigest())
         finally:
             shutil.rmtree(parts, ignore_errors=True)
+            self.store.save_index()  # after a Ctrl-C too: the next run then reads only newer packs
         if identical:
             warnings.warn(replication_message(identical, replicated), ReplicationWarning, stacklevel=2)
         return RunStats(
@@ -315,6 +314,31 @@ class Sweep:
             replicated_cells=replicated,
         )
 
+    def _design(self, jitter: int) -> Iterator[tuple[List[tuple], List[Dict[str, Any]]]]:
+        """The runs of the design in parts of whole cells, no more than CHUNK runs unless one
+        cell has more (so that building the table holds little at once, whatever the
+        replications): (rows (key, cell, replication, seed, *axis values), the runs' scenarios,
+        whose seed is set when a run is handed over)."""
+        rows: List[tuple] = []
+        scenarios: List[Dict[str, Any]] = []
+        for cell_index, cell, seeds in self.plan.replicated_cells():
+            if rows and len(rows) + len(seeds) > CHUNK:
+                yield rows, scenarios
+                rows, scenarios = [], []
+            values = tuple(_scalar(v) for v in cell.values())
+            if jitter:  # each run's flows start at times of its own: resolved one by one
+                for replication, seed in enumerate(seeds):
+                    scenario, resolved = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, seed, jitter))
+                    rows.append((run_key(resolved), cell_index, replication, seed, *values))
+                    scenarios.append(scenario)
+            else:  # the runs of a cell differ in their seed only: the cell is resolved once
+                scenario, unseeded = self._resolve(cell_index, cell, lambda: self.plan.scenario(cell, 0, 0))
+                key = seeded_keys(unseeded)
+                rows.extend((key(seed), cell_index, replication, seed, *values) for replication, seed in enumerate(seeds))
+                scenarios.extend([scenario] * len(seeds))
+        if rows:
+            yield rows, scenarios
+
     def _table_made_of(self, digest: str) -> Optional[tuple[int, int]]:
         """(identical, replicated cells) of the table, when it was made of the design `digest`."""
         try:
@@ -323,7 +347,7 @@ class Sweep:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def _write_results(self, design_parts: List[Path], provenance: Dict[str, Any], digest: str) -> tuple[int, int]:
+    def _write_results(self, design_parts: List[Path], columns: List[str], provenance: Dict[str, Any], digest: str) -> tuple[int, int]:
         """The table (results/): each part of the design joined with its runs' rows from the
         store into a part file, written as it is made and never merged, so that memory stays
         flat in the number of runs. The folder is filled beside the old one and then takes its
@@ -332,14 +356,17 @@ class Sweep:
         identical = replicated = 0
         folder = Path(tempfile.mkdtemp(prefix=f".{TABLE}-", dir=self.out))
         try:
-            tables: List[Path] = []
-            for part in design_parts:
-                design = pl.read_parquet(part)
+            tables: Dict[tuple, List[Path]] = {}  # by schema
+            for count, part in enumerate(design_parts):
+                design = pl.DataFrame(pickle.loads(part.read_bytes()), schema=columns, orient="row", infer_schema_length=None, strict=False)
                 table = tidy(design, self.store.rows(design["run"].unique(maintain_order=True).to_list()), provenance)
                 same, replicated_here = identical_cells(table)
                 identical, replicated = identical + same, replicated + replicated_here
-                tables.append(folder / f"part-{len(tables):05d}.parquet")
-                table.write_parquet(tables[-1])
+                path = folder / f"part-{count:05d}.parquet"
+                table.write_parquet(path)
+                tables.setdefault(tuple(table.schema.items()), []).append(path)
+                del design, table
+                give_back()  # each part's frames, freed
             # A multi-file scan wants one schema, so the parts are made to share theirs.
             _conform(tables)
             made = {"design": digest, "identical_cells": identical, "replicated_cells": replicated}

@@ -173,7 +173,10 @@ def measure_groups(
             if (setting.rerun or not store.has(stored)) and stored not in queued:
                 queued.add(stored)
                 todo.append((stored, key, texts))
-        _run(todo, measure, store, setting, label, batch)
+        try:
+            _run(todo, measure, store, setting, label, batch)
+        finally:
+            store.save_index()  # after a Ctrl-C too: the next run then reads only newer packs
         values = store.measured(keys)
         return {key: pickle.loads(values[k]) for (key, _), k in zip(groups, keys)}
 

@@ -342,13 +342,19 @@ class Plan:
             return self.samples or 0
         return math.prod(len(a.grid()) for a in self.axes)
 
-    def runs(self) -> Iterator[Tuple[int, int, int, Dict[str, Value]]]:
-        """(cell index, replication, seed, cell) of every run, made as they are asked for."""
+    def replicated_cells(self) -> Iterator[Tuple[int, Dict[str, Value], List[int]]]:
+        """(cell index, cell, the seeds of its replications) of every cell, made as they are
+        asked for."""
         paired = self.paired_paths()
         for i, cell in enumerate(self.cells()):
             seeds = cell_seeds(self.seed, cell, paired)
-            for r in range(self.replications):
-                yield i, r, seeds(r), cell
+            yield i, cell, [seeds(r) for r in range(self.replications)]
+
+    def runs(self) -> Iterator[Tuple[int, int, int, Dict[str, Value]]]:
+        """(cell index, replication, seed, cell) of every run, made as they are asked for."""
+        for i, cell, seeds in self.replicated_cells():
+            for r, seed in enumerate(seeds):
+                yield i, r, seed, cell
 
     def scenario(self, cell: Mapping[str, Value], seed: int, jitter_ns: int) -> Dict[str, Any]:
         """The scenario dict of a run: the base with the cell's values and the seed, and the

@@ -33,10 +33,21 @@
 //!   the buffer's window less the out-of-order data held, never moving the right edge back.
 //!   It starts at 64 KB rounded down to whole segments (tcp_rmem[1] = 128 KB at the default
 //!   scaling ratio of one half); the buffer's window starts at 64 KB.
+//! - **The scaling ratio** (`tcp_measure_rcv_mss`, `tcp_set_window_clamp`): the buffer's window
+//!   is its bytes times payload / truesize, in 256ths, which the kernel measures on the first
+//!   segment of 536 bytes or more, and again on any longer one (icsk_ack.rcv_mss).
+//!   When the ratio changes, the buffer's window becomes the buffer at the new ratio; when that
+//!   grows it, rcv_ssthresh rises to at least the window offered so far. A 1448-byte segment
+//!   in a 2304-byte skb gives 160/256: the 128 KB buffer's window opens from 64 KB to 80 KB at
+//!   the first segment, and rcv_ssthresh climbs into it at two segments per segment, where at
+//!   one half it stayed at 64 KB until autotuning (the kernel offered 53-55 segments in the
+//!   paced second round trip of Modified Swift Start at 20 Mbps, 100 ms; the model 45).
 //!
-//! Interpretations: the kernel's scaling ratio (payload over buffer truesize) is taken as one
-//! half throughout, so buffer and window are counted alike; the receiver's RTO, which decides a
-//! "too long gap", is the handshake's RTT (SYN-ACK to first data) plus max(2 RTT, `rto_min`).
+//! Interpretations: the receiver's RTO, which decides a "too long gap", is the handshake's RTT
+//! (SYN-ACK to first data) plus max(2 RTT, `rto_min`). A segment's truesize is that of the
+//! testbed's receive path ([`truesize`]). The application reads each segment before the ACK's
+//! window is chosen (the kernel chooses it with the segment still queued, one segment's buffer
+//! less at the buffer's limit), and autotuning's limit `tcp.rcv_buf` is a window, not a buffer.
 
 use core::time::Duration;
 
@@ -44,8 +55,14 @@ use tcpstart_cc::Instant;
 
 use crate::scenario::TcpConfig;
 
-/// tcp_rmem[1] = 128 KB at a scaling ratio of one half.
-const INITIAL_SPACE: u64 = 65_536;
+/// tcp_rmem[1]: the receive buffer's bytes until autotuning grows it.
+const INITIAL_BUFFER: u64 = 131_072;
+/// TCP_DEFAULT_SCALING_RATIO (one half), in 256ths (TCP_RMEM_TO_WIN_SCALE).
+const DEFAULT_RATIO: u64 = 128;
+/// TCP_MSS_DEFAULT: the kernel's first guess of the peer's segment size (`tcp_initialize_rcv_mss`).
+const MSS_DEFAULT: u64 = 536;
+/// The buffer's window at the default ratio.
+const INITIAL_SPACE: u64 = INITIAL_BUFFER * DEFAULT_RATIO / 256;
 /// TCP_FASTRETRANS_THRESH: duplicate ACKs that always go out at once.
 const DUP_ACKS_AT_ONCE: u32 = 3;
 /// tcp_comp_sack_nr.
@@ -62,6 +79,14 @@ pub struct LinuxAck {
     rto_min: Duration,
     /// tcp.rcv_buf: the buffer's window never grows beyond it.
     cap: u64,
+    /// Header bytes of a segment (IP and TCP, with the timestamp option if on), for [`truesize`].
+    headers: u64,
+    /// scaling_ratio: the buffer's window per byte of buffer, in 256ths, and icsk_ack.rcv_mss as
+    /// the kernel keeps it for measuring it (from TCP_MSS_DEFAULT).
+    ratio: u64,
+    ratio_mss: u64,
+    /// sk_rcvbuf: the buffer's bytes.
+    buffer: u64,
     /// icsk_ack.quick.
     quick: u32,
     /// icsk_ack.lrcvtime: when the latest in-order data arrived (None before the first).
@@ -99,6 +124,10 @@ impl LinuxAck {
             max_quickacks: cfg.quickack,
             rto_min: cfg.rto_min,
             cap: cfg.rcv_buf,
+            headers: if cfg.timestamps { 52 } else { 40 },
+            ratio: DEFAULT_RATIO,
+            ratio_mss: MSS_DEFAULT.min(mss),
+            buffer: INITIAL_BUFFER,
             quick: 0,
             last_data: None,
             synack_at: Instant::ZERO,
@@ -146,6 +175,10 @@ impl LinuxAck {
     /// In-order data of `len` bytes arrived, `rcv_nxt` is now past it (`tcp_event_data_recv`).
     /// `tsecr` is the timestamp it echoes, `clock` the receiver's own clock now.
     pub fn on_data(&mut self, now: Instant, len: u64, rcv_nxt: u64, tsecr: Option<u64>, clock: u64, ooo_bytes: u64) {
+        if len > self.ratio_mss {
+            self.measure_ratio(len);
+            self.ratio_mss = len.min(self.mss);
+        }
         if len >= self.rcv_mss {
             self.rcv_mss = len.min(self.mss);
         }
@@ -167,6 +200,23 @@ impl LinuxAck {
             self.rcv_ssthresh += room.min((2 * self.mss).max(2 * len));
             self.quick |= 1;
         }
+    }
+
+    /// `tcp_measure_rcv_mss`: the ratio from a segment of `len` bytes, and when it changes, the
+    /// buffer's window at the new ratio (`tcp_set_window_clamp`).
+    fn measure_ratio(&mut self, len: u64) {
+        let ratio = (len * 256 / truesize(len + self.headers)).max(1);
+        if ratio == self.ratio {
+            return;
+        }
+        self.ratio = ratio;
+        let clamp = (self.buffer * ratio / 256).min(self.cap);
+        if clamp > self.window_clamp {
+            self.rcv_ssthresh = self.rcv_ssthresh.max(self.rcv_wnd.min(clamp));
+        } else {
+            self.rcv_ssthresh = self.rcv_ssthresh.min(clamp);
+        }
+        self.window_clamp = clamp;
     }
 
     fn measure_rtt(&mut self, now: Instant, len: u64, rcv_nxt: u64, tsecr: Option<u64>, clock: u64) {
@@ -253,13 +303,31 @@ impl LinuxAck {
             // tcp_rcvbuf_grow.
             let rcvwin = 2 * copied;
             let grow = (rcvwin as u128 * (copied - self.space) as u128 / self.space as u128) as u64;
-            let rcvwin = rcvwin.saturating_add(2 * grow).saturating_add(ooo_span);
-            self.window_clamp = self.window_clamp.max(rcvwin.min(self.cap));
+            let rcvwin = rcvwin.saturating_add(2 * grow).saturating_add(ooo_span).min(self.cap);
+            // The buffer that holds that window at the ratio (tcp_space_from_win), if larger.
+            let buffer = (rcvwin as u128 * 256).div_ceil(self.ratio as u128) as u64;
+            if buffer > self.buffer {
+                self.buffer = buffer;
+                self.window_clamp = self.window_clamp.max(rcvwin);
+            }
             self.space = copied;
         }
         self.space_seq = rcv_nxt;
         self.space_time = now;
     }
+}
+
+/// The buffer bytes (skb truesize) that a received frame of `frame` bytes (IP packet) takes on
+/// the testbed's receive path: the TUN device that the delay line writes into allocates each
+/// packet as one linear skb (`tun_alloc_skb`), and the routers forward it over veths unchanged,
+/// so its truesize is that of `alloc_skb` for NET_SKB_PAD (64) + the frame: the head, aligned to
+/// 64 bytes, plus 320 of `skb_shared_info`, in a power-of-two kmalloc bucket, plus the 256 of the
+/// `sk_buff` (SKB_TRUESIZE). 2304 bytes for a 1500-byte frame. NIC drivers differ.
+fn truesize(frame: u64) -> u64 {
+    const SKB_PAD: u64 = 64;
+    const SHARED_INFO: u64 = 320;
+    const SK_BUFF: u64 = 256;
+    ((SKB_PAD + frame).next_multiple_of(64) + SHARED_INFO).next_power_of_two() + SK_BUFF
 }
 
 #[cfg(test)]
@@ -302,11 +370,54 @@ mod tests {
         let mut l = linux();
         assert_eq!(l.window(), 45 * MSS, "64 KB in whole segments");
         l.on_syn(ms(0));
-        // rcv_wnd / (2 rcv_mss) = 22, capped at TCP_MAX_QUICKACKS = 16; the 376 bytes between
-        // the window and the buffer's 64 KB let rcv_ssthresh grow once (quick |= 1 on 16: 17).
-        let acks = deliver(&mut l, 0, 30, 100);
-        assert_eq!(acks[..17], [1; 17]);
-        assert!(acks[17..].iter().all(|&n| n == 2), "{acks:?}");
+        // rcv_wnd / (2 rcv_mss) = 22, capped at TCP_MAX_QUICKACKS = 16. The first segment opens
+        // the buffer's window to 80 KB (ratio 160/256): 16,760 bytes above rcv_ssthresh, which
+        // six segments grow it through (2 x 1448 each), each setting quick |= 1 (16 | 1 = 17,
+        // one ACK takes it back to 16): 6 + 16 single ACKs.
+        let acks = deliver(&mut l, 0, 40, 100);
+        assert_eq!(acks[..22], [1; 22]);
+        assert!(acks[22..].iter().all(|&n| n == 2), "{acks:?}");
+    }
+
+    #[test]
+    fn a_full_sized_frame_takes_2304_bytes_of_buffer() {
+        // alloc_skb(64 + 1500): 1564 aligned to 1600, + 320 = 1920 in the 2048 bucket, + 256.
+        assert_eq!(truesize(1500), 2304);
+        // 9000-byte frames: 9064 -> 9088 + 320 = 9408, in the 16 KB bucket.
+        assert_eq!(truesize(9000), 16_384 + 256);
+    }
+
+    #[test]
+    fn the_first_segment_sets_the_scaling_ratio_and_opens_the_buffers_window() {
+        let mut l = linux();
+        l.on_syn(ms(0));
+        assert_eq!((l.ratio, l.window_clamp), (128, 65_536));
+        // Four segments (Modified Swift Start's initial window): 1448 x 256 / 2304 = 160, so
+        // the 128 KB buffer's window is 80 KB; rcv_ssthresh, 45 segments, grows 2 segments per
+        // segment: the fourth's ACK offers 45 + 8 = 53 segments (the kernel on the testbed:
+        // 76,800 bytes, the same rounded up to its window scale's 512).
+        deliver(&mut l, 0, 4, 100);
+        assert_eq!((l.ratio, l.window_clamp), (160, 81_920));
+        assert_eq!(l.window(), 53 * MSS);
+        // Up to the buffer's window, reached in the sixth segment (the kernel: 80,896, one
+        // queued segment's buffer less, rounded up to 512).
+        deliver(&mut l, 4, 10, 104);
+        assert_eq!(l.window(), 81_920);
+    }
+
+    #[test]
+    fn a_short_first_segment_sets_a_lower_ratio_until_a_full_one() {
+        let mut l = linux();
+        l.on_syn(ms(0));
+        l.on_data(ms(100), 500, 500, None, 0, 0);
+        assert_eq!(l.ratio, 128, "below TCP_MSS_DEFAULT (536): not measured");
+        // 600 bytes in a 2304-byte skb: 66/256, the buffer's window shrinks to 33 KB and
+        // rcv_ssthresh with it; a full segment then measures 160/256.
+        l.on_data(ms(101), 600, 1100, None, 0, 0);
+        assert_eq!((l.ratio, l.window_clamp), (66, 131_072 * 66 / 256));
+        assert!(l.rcv_ssthresh <= l.window_clamp);
+        l.on_data(ms(102), MSS, 1100 + MSS, None, 0, 0);
+        assert_eq!((l.ratio, l.window_clamp), (160, 81_920));
     }
 
     #[test]
@@ -327,13 +438,15 @@ mod tests {
     #[test]
     fn autotuning_opens_the_buffer_each_round_trip_and_every_segment_that_grows_the_window_is_acked_alone() {
         let mut l = linux();
+        // As after a first 1448-byte segment: ratio 160/256, the 128 KB buffer's window 80 KB.
+        (l.ratio, l.ratio_mss, l.window_clamp) = (160, MSS, 81_920);
         l.rcv_rtt = Some(Duration::from_millis(50));
         l.on_read(ms(49), 20 * MSS, 0);
-        assert_eq!(l.window_clamp, INITIAL_SPACE, "less than one receiver RTT");
+        assert_eq!(l.window_clamp, 81_920, "less than one receiver RTT");
         // 20 segments read in a round, more than space (10): the buffer's window becomes
-        // 2 * 20 + 2 * (2 * 20) * (20 - 10) / 10 = 120 segments.
+        // 2 * 20 + 2 * (2 * 20) * (20 - 10) / 10 = 120 segments, a buffer of 120 x 1448 x 256 / 160.
         l.on_read(ms(50), 20 * MSS, 0);
-        assert_eq!(l.window_clamp, 120 * MSS);
+        assert_eq!((l.window_clamp, l.buffer), (120 * MSS, 278_016));
         l.on_read(ms(100), 30 * MSS, 0);
         assert_eq!(l.window_clamp, 120 * MSS, "10 segments in the next round: no growth");
         // rcv_ssthresh 45 segments, room 75, two per segment: the next 38 segments are each

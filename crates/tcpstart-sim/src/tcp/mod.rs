@@ -10,6 +10,7 @@ pub mod receiver;
 #[cfg(test)]
 mod recovery_tests;
 pub mod rtt;
+pub mod sack_blocks;
 pub mod sacked;
 pub mod scoreboard;
 pub mod sender;

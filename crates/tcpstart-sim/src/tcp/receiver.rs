@@ -24,6 +24,7 @@ use tcpstart_cc::{Instant, ReceiverHook, SegmentArrival};
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
 use crate::scenario::{Profile, TcpConfig};
 use crate::tcp::linux_ack::LinuxAck;
+use crate::tcp::sack_blocks::{SackBlocks, BLOCKS_EXPECTED};
 
 /// 64 KB cap of the window field when window scaling is off.
 const UNSCALED_WINDOW_MAX: u64 = 65_535;
@@ -38,6 +39,8 @@ pub struct Receiver {
     ooo_bytes: u64,
     /// Start of the block that most recently received data: it goes first in the SACK option.
     recent_block: Option<u64>,
+    /// The Linux profile's SACK blocks (with SACK on): what its ACKs report instead.
+    linux_sacks: Option<SackBlocks>,
     /// Full segments received since the last ACK was sent.
     unacked_segments: u32,
     delack_deadline: Option<Instant>,
@@ -67,6 +70,7 @@ impl Receiver {
             ooo: VecDeque::new(),
             ooo_bytes: 0,
             recent_block: None,
+            linux_sacks: (cfg.profile == Profile::Linux && cfg.sack).then(SackBlocks::default),
             unacked_segments: 0,
             delack_deadline: None,
             ts_recent: 0,
@@ -86,6 +90,9 @@ impl Receiver {
     pub fn release_buffers(&mut self) {
         self.ooo = VecDeque::new();
         self.ooo_bytes = 0;
+        if let Some(b) = self.linux_sacks.as_mut() {
+            *b = SackBlocks::default();
+        }
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -146,19 +153,33 @@ impl Receiver {
             return;
         }
         if start > self.rcv_nxt {
+            // A held ACK goes first when this segment would change a block beyond those the
+            // sender is sure to see (`tcp_sack_new_ofo_skb`): it reports the blocks as they were.
+            let flushed = match &self.linux_sacks {
+                Some(b) if self.ack_held && b.position(start, end) >= BLOCKS_EXPECTED => Some(self.send_ack(now)),
+                _ => None,
+            };
             self.insert_ooo(start, end);
+            if let Some(b) = self.linux_sacks.as_mut() {
+                b.add(start, end);
+            }
             let hold = self.linux.as_mut().and_then(|l| l.hold_sack(self.rcv_nxt, self.ooo_bytes));
             if let Some(delay) = hold.filter(|_| self.cfg.delayed_ack) {
                 self.ack_held = true;
                 let due = now + delay;
                 self.delack_deadline = Some(self.delack_deadline.map_or(due, |d| d.min(due)));
+                out.extend(flushed);
                 return;
             }
+            // One ACK per segment: if this one goes at once too, it reports the newer blocks.
             out.push(self.send_ack(now));
             return;
         }
         self.rcv_nxt = end;
         self.absorb_ooo();
+        if let Some(b) = self.linux_sacks.as_mut() {
+            b.advance(self.rcv_nxt);
+        }
         if let Some(l) = self.linux.as_mut() {
             let clock = now.0 + self.clock_offset;
             let tsecr = pkt.ts().map(|t| t.1);
@@ -249,6 +270,13 @@ impl Receiver {
         if self.cfg.sack && !self.ooo.is_empty() {
             // Room for four blocks, three when the timestamp option takes its 12 bytes.
             let max = if self.cfg.timestamps { MAX_SACK_BLOCKS - 1 } else { MAX_SACK_BLOCKS };
+            if let Some(b) = &self.linux_sacks {
+                for (i, block) in b.iter().take(max).enumerate() {
+                    p.sack[i] = block;
+                    p.sack_count = i as u8 + 1;
+                }
+                return p;
+            }
             let first = self.recent_block.and_then(|r| {
                 let idx = self.ooo.partition_point(|b| b.0 < r);
                 self.ooo.get(idx).filter(|b| b.0 == r).copied()
@@ -310,6 +338,28 @@ mod tests {
         assert_eq!(ack.ack, 3000);
         assert_eq!(r.poll_at(), None);
         assert!(on_timer(&mut r, due).is_none());
+    }
+
+    #[test]
+    fn linux_sends_a_held_ack_before_a_block_it_would_report_is_displaced() {
+        // Only out-of-order data (every other segment lost), so no quick ACKs: the first three
+        // duplicate ACKs go at once, later ones are held for SACK compression (1 ms). Four new
+        // blocks within one hold would leave the first of them out of the held ACK's three;
+        // Linux sends the held ACK whenever a new block would push the others beyond the two
+        // a sender is sure to see, so each block is reported first in some ACK.
+        let raw = RawTcp { profile: Some("linux".into()), ..RawTcp::default() };
+        let mut r = Receiver::new(raw.resolve("tcp").unwrap(), 0, None);
+        let mut acks = Vec::new();
+        for (i, seq) in [2000, 4000, 6000, 8000, 10_000, 12_000, 14_000].into_iter().enumerate() {
+            acks.extend(answer(&mut r, Instant(i as u64 * 1000), &data(seq)));
+        }
+        assert_eq!(acks.len(), 6, "three at once, then one flushed per new block after the first held one");
+        let due = r.poll_at().unwrap();
+        acks.extend(on_timer(&mut r, due));
+        let firsts: Vec<u64> = acks.iter().map(|a| a.sack[0].0).collect();
+        assert_eq!(firsts, [2000, 4000, 6000, 8000, 10_000, 12_000, 14_000]);
+        let last = acks.last().unwrap();
+        assert_eq!(&last.sack[..last.sack_count as usize], [(14_000, 15_000), (12_000, 13_000), (10_000, 11_000)]);
     }
 
     #[test]
