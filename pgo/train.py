@@ -1,6 +1,6 @@
 """The training workload of the PGO profile (`make pgo-profile`): what the simulator does most,
-run through the installed package as users run it (scenario dicts
-handed to the core, as `run_many` does). The benchmarks B1-B4 (shortened), every
+run through the installed package as users run it (scenarios
+handed to the core as JSON text, as `run_many` does). The benchmarks B1-B4 (shortened), every
 scenario file in `scenarios/`, and a start-up comparison of every registered algorithm, so each
 controller's code is in the profile too."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from tcpstart import _core
 from tcpstart.bench_scenarios import BENCHMARKS
-from tcpstart.scenario import read_toml
+from tcpstart.scenario import read_scenario_file, to_json
 from tcpstart.simulate import algorithms
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ def workload() -> list[dict[str, Any]]:
         BENCHMARKS["B3"].scenario(None),
         BENCHMARKS["B4"].scenario("1s"),
     ]
-    runs += [read_toml(f) for f in sorted((ROOT / "scenarios").glob("*.toml"))]
+    runs += [read_scenario_file(f) for f in sorted((ROOT / "scenarios").glob("*.toml"))]
     runs += [
         {
             "duration": "5s",
@@ -37,7 +37,7 @@ def workload() -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    runs, error = _core.run_all(workload())
+    runs, error = _core.run_all([to_json(s) for s in workload()])
     if error:
         raise SystemExit(f"pgo training: a scenario is not valid: {error}")
     for r in runs:
