@@ -41,8 +41,10 @@ crosscheck: install ## tcpstart against ns-3 (pip install ns3==3.44.post0): docs
 LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(shell rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
 
 pgo-profile: ## retrain pgo/tcpstart.profdata.gz on pgo/train.py, then install with it (needs: rustup component add llvm-tools)
-	rm -rf target/pgo-raw
 	TCPSTART_PGO=0 RUSTFLAGS="-Cprofile-generate=$(CURDIR)/target/pgo-raw" $(PYTHON) -m pip install -q .
+	# The build's own proc macros and build scripts were instrumented too and wrote profiles
+	# while it ran: not the core's code, they would make the committed profile 7x the size.
+	rm -rf target/pgo-raw
 	$(PYTHON) pgo/train.py 2>&1 | grep -v "^LLVM Profile Warning"
 	mkdir -p target/pgo
 	$(LLVM_PROFDATA) merge -o target/pgo/trained.profdata target/pgo-raw
