@@ -49,6 +49,14 @@ def test_the_plan_carries_the_parameters_in_the_objects_order_with_the_registrat
     assert plan.hosts[0].sysctls(receiver=False)["net.ipv4.tcp_pacing_ss_ratio"] == "100"
 
 
+@pytest.mark.skipif(bpfcc.missing() is not None, reason=f"no BPF: {bpfcc.missing()}")
+def test_a_parameter_the_bpf_version_lacks_is_refused_unless_at_its_default():
+    with pytest.raises(ScenarioError) as e:
+        make_plan(expanded(scenario("ess", "100KB", params={"pacing_ss_ratio": 1})))
+    assert str(e.value).startswith("flows[0].params.pacing_ss_ratio: the BPF version takes only rtt_limit, abc;")
+    assert make_plan(expanded(scenario("ess", "100KB", params={"pacing_ss_ratio": 0}))).flows[0].bpf_params is not None
+
+
 def test_highspeeds_table_holds_rfc_3649s_response_function():
     import struct
 

@@ -239,6 +239,11 @@ def make_plan(resolved: dict[str, Any]) -> Plan:
                 raise refuse(f"{where}.algorithm", f"{f['algorithm']!r} runs on the kernel as BPF, and {why}")
             kernel, bpf_params = "", _bpf_params(f["algorithm"], f["params"])
             spec = bpfcc.BPF_ALGORITHMS[f["algorithm"]]
+            defaults = _defaults(f["algorithm"])
+            for name, value in f["params"].items():
+                if name not in spec.params and float(value) != defaults[name]:
+                    raise refuse(f"{where}.params.{name}", f"the BPF version takes only {', '.join(spec.params)}; "
+                                 f"give {name} = {defaults[name]:g} (its default) on the kernel")
             for name, value, _ in spec.fixed:
                 if bpf_params[spec.params.index(name)] != value:
                     raise refuse(f"{where}.params.{name}", f"must be {value:g} on the kernel: {why_fixed(spec, name)}")
