@@ -343,8 +343,9 @@ impl EventQueue {
 }
 
 /// Up to [`SortedArray::CAPACITY`] entries sorted by decreasing key, so that removing the
-/// minimum is a pop and inserting a new entry, usually the latest or nearly, a short walk from
-/// the end. The entries are `slots[1..=len]`, above a sentinel in `slots[0]` with the greatest
+/// minimum is a pop, and inserting a new entry a walk from the minimum past the entries due
+/// before it: few in a dumbbell, where most transmission ends scheduled are an access link's,
+/// due before the bottleneck's pending one. The entries are `slots[1..=len]`, above a sentinel in `slots[0]` with the greatest
 /// key: an empty array shows the sentinel as its minimum, and an insertion's walk stops at it.
 /// The slot count is a power of two, so an index taken modulo it needs no bounds check.
 struct SortedArray {
