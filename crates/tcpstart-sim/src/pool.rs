@@ -3,7 +3,7 @@
 //!
 //! Beside each packet the pool keeps the little that routers read ([`Route`]) in an array of its
 //! own. A packet is read whole only by its sender and receiver; on each hop between them the
-//! simulator reads its route, 16 bytes in a dense array, instead of touching the packet (a run
+//! simulator reads its route, 12 bytes in a dense array, instead of touching the packet (a run
 //! holds thousands of packets in flight, more than the first-level cache, so a hop that read the
 //! packet would miss it).
 //!
@@ -16,16 +16,16 @@
 
 use crate::packet::{Packet, PacketKind, MAX_SACK_BLOCKS};
 
-/// What the network needs of a packet on its way: its flow, its kind (hence its direction, and
-/// whether ACK compression applies), the link it is on, and its size on the wire, computed once.
+/// What the network needs of a packet on its way: its flow (hence its path), its kind (hence
+/// its direction, and whether ACK compression applies), the link it is on, and its size on the
+/// wire, computed once.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Route {
     pub flow: u32,
     pub wire_bytes: u32,
-    /// The place in [`crate::topology::Paths`] of the link the packet is on; its next link is
-    /// at the next place.
-    pub place: u32,
     pub kind: PacketKind,
+    /// Index of the link the packet is on, within its path.
+    pub hop: u8,
 }
 
 type SackBlocks = [(u64, u64); MAX_SACK_BLOCKS];
@@ -106,12 +106,12 @@ pub struct PacketPool {
 }
 
 impl PacketPool {
-    /// Stores `pkt` as a packet of `flow` with identification `id`, on the link at `place` of
-    /// its path.
-    pub fn insert(&mut self, pkt: Packet, flow: u32, id: u16, place: u32) -> u32 {
+    /// Stores `pkt` as a packet of `flow` with identification `id`, on the first link of its
+    /// path.
+    pub fn insert(&mut self, pkt: Packet, flow: u32, id: u16) -> u32 {
         // A packet read back without blocks has zeros in their place.
         debug_assert!(pkt.sack_count > 0 || pkt.sack == SackBlocks::default(), "SACK blocks beyond the count");
-        let route = Route { flow, wire_bytes: pkt.wire_bytes(), place, kind: pkt.kind };
+        let route = Route { flow, wire_bytes: pkt.wire_bytes(), kind: pkt.kind, hop: 0 };
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -224,7 +224,7 @@ mod tests {
         data.set_echo(Some(42));
         let packets = [data, ack_with_blocks(3), ack_with_blocks(0), ack_with_blocks(4)];
         let slots: Vec<u32> =
-            packets.iter().enumerate().map(|(i, p)| pool.insert(*p, 100 + i as u32, 7 * i as u16, 0)).collect();
+            packets.iter().enumerate().map(|(i, p)| pool.insert(*p, 100 + i as u32, 7 * i as u16)).collect();
         assert_eq!(pool.live(), 4);
         for (i, (p, &slot)) in packets.iter().zip(&slots).enumerate() {
             // The pool sets the flow and id it is given.
@@ -238,7 +238,7 @@ mod tests {
         // The slots and blocks freed are taken again: nothing of their earlier packets is read
         // back, neither into a packet without blocks nor into one with fewer.
         let (none, two) = (ack_with_blocks(0), ack_with_blocks(2));
-        let (a, b) = (pool.insert(none, 1, 1, 0), pool.insert(two, 2, 2, 0));
+        let (a, b) = (pool.insert(none, 1, 1), pool.insert(two, 2, 2));
         assert_eq!([a, b], [slots[3], slots[1]], "slots reused");
         assert_eq!(pool.get(a), Packet { flow: 1, id: 1, ..none });
         assert_eq!(pool.get(b), Packet { flow: 2, id: 2, ..two });

@@ -430,8 +430,7 @@ impl Simulation {
     fn send_from_host(&mut self, now: Instant, flow: u32, pkt: &Packet) {
         let dir = pkt.dir();
         // Truncated on purpose: the id only fills a capture's 16-bit IP identification.
-        let start = self.paths.start(flow, dir);
-        let slot = self.pool.insert(*pkt, flow, self.counters.created as u16, start);
+        let slot = self.pool.insert(*pkt, flow, self.counters.created as u16);
         self.counters.created += 1;
         if let Some(tr) = self.packet_trace.as_mut() {
             let pkt = &self.pool.get(slot);
@@ -442,7 +441,7 @@ impl Simulation {
             };
             tr.record(now, ev, pkt, None);
         }
-        let first = self.paths.link(start).expect("a path has links");
+        let first = self.paths.hop(flow, dir, 0).expect("a path has links");
         self.offer(now, first, slot);
     }
 
@@ -601,9 +600,9 @@ impl Simulation {
     fn arrive(&mut self, now: Instant, slot: u32) {
         self.counters.propagating -= 1;
         let route = self.pool.route_mut(slot);
-        route.place += 1;
-        let (place, flow, dir) = (route.place, route.flow, route.kind.dir());
-        if let Some(next) = self.paths.link(place) {
+        route.hop += 1;
+        let (hop, flow, dir) = (route.hop as usize, route.flow, route.kind.dir());
+        if let Some(next) = self.paths.hop(flow, dir, hop) {
             self.offer(now, next, slot);
             return;
         }

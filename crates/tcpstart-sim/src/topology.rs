@@ -66,9 +66,9 @@ pub fn route(hops: u32, host: u32, [first, last]: [u32; 2], way: Direction) -> V
     [vec![enter], middle, vec![leave]].concat()
 }
 
-/// Every flow's and UDP source's links in both directions, in one buffer. A packet on its way
-/// keeps its place in this buffer (its route's `place`), so its next link is one load whatever
-/// the paths' lengths; each path ends with [`Paths::END`], so its length is not read.
+/// Every flow's and UDP source's links in both directions, in one buffer: read at every hop a
+/// packet makes, so a lookup is two loads (where the path starts, then the link) whatever the
+/// paths' lengths; each path ends with [`Paths::END`], so its length is not read.
 #[derive(Default)]
 pub struct Paths {
     links: Vec<u32>,
@@ -94,20 +94,14 @@ impl Paths {
 
     /// The links a packet of `id` crosses travelling `dir`.
     pub fn get(&self, id: u32, dir: Direction) -> &[u32] {
-        let rest = &self.links[self.start(id, dir) as usize..];
+        let rest = &self.links[self.starts[id as usize][dir as usize] as usize..];
         &rest[..rest.iter().position(|&l| l == Self::END).expect("every path ends")]
     }
 
-    /// The place of the first link of that path; the places after it follow the path.
-    pub fn start(&self, id: u32, dir: Direction) -> u32 {
-        self.starts[id as usize][dir as usize]
-    }
-
-    /// The link at `place`, if the path it is on has not ended there (`place` at most one past
-    /// a path's last link).
+    /// The `hop`-th link (0-based) of that path, if it has one (`hop` at most its length).
     #[inline(always)]
-    pub fn link(&self, place: u32) -> Option<u32> {
-        let link = self.links[place as usize];
+    pub fn hop(&self, id: u32, dir: Direction, hop: usize) -> Option<u32> {
+        let link = self.links[self.starts[id as usize][dir as usize] as usize + hop];
         (link != Self::END).then_some(link)
     }
 }
@@ -232,8 +226,7 @@ mod tests {
         paths.push(&[10, 2, 12], &[13, 3, 11]);
         assert_eq!(paths.get(1, REV), [13, 3, 11]);
         assert_eq!(paths.get(0, FWD), [6, 0, 2, 4, 8]);
-        let hop = |id, dir, k| paths.link(paths.start(id, dir) + k);
-        assert_eq!((hop(0, REV, 4), hop(0, REV, 5)), (Some(7), None));
-        assert_eq!((hop(1, FWD, 0), hop(1, FWD, 2), hop(1, FWD, 3)), (Some(10), Some(12), None));
+        assert_eq!((paths.hop(0, REV, 4), paths.hop(0, REV, 5)), (Some(7), None));
+        assert_eq!((paths.hop(1, FWD, 0), paths.hop(1, FWD, 2), paths.hop(1, FWD, 3)), (Some(10), Some(12), None));
     }
 }
