@@ -56,6 +56,7 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
     ok_dist = sum(c["distance_ok"] for c in cmp)
     loads = [x for r in results for x in r["load"]]
     dl = [m["testbed"]["delay_line"] for r in results for m in r["kernel"]]
+    steal = [m["testbed"]["cpu_steal"] for r in results for m in r["kernel"] if "cpu_steal" in m["testbed"]]
     extra = sorted((m["handshake_rtt"] - r["case"]["rtt_ms"] / 1e3) * 1e3 for r in results for m in r["kernel"]
                    if m.get("handshake_rtt"))
     out = [
@@ -84,6 +85,8 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         f"Delay line: mean lateness {sum(d['mean_late_us'] for d in dl) / len(dl):.0f} us, worst "
         f"{max(d['max_late_us'] for d in dl) / 1e3:.1f} ms, "
         f"{sum(d['late_over_1ms'] for d in dl) / max(1, sum(d['forwarded'] for d in dl)):.2%} of packets more than 1 ms late."
+        + (f" CPU time the host took from this virtual machine during a run (steal): {max(steal):.2%} at most, "
+           f"{sum(steal) / len(steal):.2%} on average." if steal else "")
         + (f" The handshake's RTT sample exceeded the base RTT by {extra[len(extra) // 2]:.2f} ms (median; "
            f"{extra[0]:.2f}-{extra[-1]:.2f} ms): veth hops, the routers and the delay line's lateness. "
            "tcpstart runs each case on the path the kernel's runs measured: the scenario's RTT plus the median "
