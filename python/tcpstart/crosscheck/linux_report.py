@@ -114,7 +114,7 @@ def write(results: list[dict[str, Any]], md: Path, img_dir: Path, command: str) 
         f"| mean cwnd distance at most {DISTANCE_FACTOR:g}x the kernel's distance to itself, on at least 75% | "
         f"{ok_dist}/{n} ({ok_dist / n:.0%}) | {'yes' if ok_dist >= 0.75 * n else 'no'} |",
         "",
-        "The second row is the distribution criterion: tcpstart's time against the kernel's own range "
+        "The third row is the distribution criterion: tcpstart's time against the kernel's own range "
         f"[fastest x {1 - TOLERANCE:g}, slowest x {1 + TOLERANCE:g}], as the other figures are held against the "
         "kernel's range widened. Where the kernel's runs spread further than the tolerance (a loaded machine "
         "slows runs down; flows sharing the path interleave differently), a miss of the mean inside that "
