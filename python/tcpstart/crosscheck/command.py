@@ -141,8 +141,10 @@ def run_linux(args: argparse.Namespace) -> int:
             r = run_case(case, args.runs)
             _case_line(f"{case.name} {case.describe()}", compare(r))
             results.append(r)
+    # Saved results carry their own number of kernel runs: the command that makes them again.
+    runs = max(len(r["kernel"]) for r in results) if args.from_results and results else args.runs
     command = "tcpstart crosscheck --linux" + (" --quick" if args.quick else "") + (
-        f" --runs {args.runs}" if args.runs != 3 else "") + (
+        f" --runs {runs}" if runs != 3 else "") + (
         f" --from-results {Path(args.from_results).name} --resimulate" if args.resimulate else "") + (
         f" --docs {args.docs}" if args.docs else "")
     _publish(out, args.docs, "validation-linux", lambda d: save_raw(results, d / "crosscheck-linux.json"),

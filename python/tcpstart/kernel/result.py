@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from tcpstart.results import TYPES, Result
+from tcpstart.kernel import disturbance
 from tcpstart.kernel.plan import ETHERNET_HEADER, Plan
 from tcpstart.kernel.probe import ProbeRecord
 
@@ -234,17 +235,6 @@ def _jain(xs: list[float]) -> float:
     return s * s / (len(xs) * s2) if s2 > 0 else 1.0
 
 
-# Mean lateness of the delay line above which a run's timing is the testbed's, not the path's.
-LATE_WARNING_US = 500
-
-
-def _lateness_warning(stats: dict[str, Any]) -> str | None:
-    if stats["mean_late_us"] <= LATE_WARNING_US:
-        return None
-    return (f"the delay line fell behind (mean lateness {stats['mean_late_us'] / 1e3:.1f} ms, worst "
-            f"{stats['max_late_us'] / 1e3:.1f} ms): the machine could not carry this path at full timing")
-
-
 def build(plan: Plan, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:
     t0 = raw["t0"]
     sent = {fl["id"]: fl for s in raw["senders"] for fl in s["flows"]}
@@ -276,10 +266,11 @@ def build(plan: Plan, raw: dict[str, Any], scenario: dict[str, Any]) -> Result:
         # Packet accounting is the simulator's self-check; the kernel's books are its own.
         "invariants": {"ok": True},
         "testbed": {
-            "warning": _lateness_warning(raw["delay_line"]),
+            "warning": disturbance.warning(raw["delay_line"], raw["cpu_steal"]),
             "kernel": platform.release(),
             "delay_line": raw["delay_line"],
             "load_average": list(raw["load"]),
+            "cpu_steal": raw["cpu_steal"],
             "kernel_own": plan.kernel_own,
             "mtu": plan.mtu,
         },

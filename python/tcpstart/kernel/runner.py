@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from tcpstart.kernel import bpfcc
+from tcpstart.kernel import bpfcc, disturbance
 from tcpstart.kernel.capture import Captures
 from tcpstart.kernel.netns import Links, Network, TestbedError, netns_exec, sh
 from tcpstart.kernel.plan import PEAK_OVER, Plan
@@ -249,12 +249,14 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
             captures = Captures(plan.pcap, net, work)
             probe.start()
             t0 = time.monotonic() + START_MARGIN
+            cpu_before = disturbance.cpu_times()
             for p, _ in senders:
                 assert p.stdin is not None
                 p.stdin.write(f"{t0!r}\n".encode())
                 p.stdin.close()
             _wait_for_senders(plan, senders, t0, work)
             end = time.monotonic()
+            steal = disturbance.steal_share(cpu_before, disturbance.cpu_times())
             helpers.stop(samplers)
             records = probe.stop()
             totals = {"bottleneck": _qdisc_totals(net.r1), "bottleneck_rev": _qdisc_totals(net.r2)}
@@ -270,6 +272,7 @@ def run_once(plan: Plan, run: int) -> dict[str, Any]:
                 "totals": totals,
                 "delay_line": _merged([helpers.read(f"delay-{n}") for n in ("fwd", "rev")]),
                 "load": os.getloadavg(),
+                "cpu_steal": steal,
             }
     finally:
         with signals_blocked():
