@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from tcpstart.crosscheck.matrix import ALGORITHMS, MATRIX, MSS, NS3_WIRE, WIRE, Algorithm, Case
-from tcpstart.crosscheck.notes import DIFFERENCES, FIXES, KNOBS, NOTES
+from tcpstart.crosscheck.notes import DIFFERENCES, FIXES, KNOBS, NOTES, STALE
 from tcpstart.crosscheck.ns3build import ns3_version
 from tcpstart.crosscheck.runner import Comparison, compare, horizon, total_cwnd
 
@@ -72,6 +72,9 @@ def verdict(c: Comparison) -> str:
     """
     within = c.worst() <= TOLERANCE
     note = NOTES.get((c.algo.label, c.case.name))
+    stale = STALE.get(c.case.name)
+    if stale:
+        note = f"{stale}. Traced before: {note}" if note else stale if within else f"{stale}; auto: {classify(c)}"
     if within:
         return "ok" + (f" ({note})" if note else "")
     return note or f"auto: {classify(c)}"
