@@ -298,8 +298,10 @@ STALE: dict[str, str] = {
         "Linux's (the knob table); at ns-3's default of 3 s, with which the note after this was traced, "
         "ns-3's NewReno M completed at 18.27 s (its second flow: 1 timeout, 10 retransmissions), at 1 s "
         "at 15.95 s (2 timeouts, 83 retransmissions; the first flow recovers 3 times instead of 2), and "
-        "every loss-based algorithm's M moved, on ns-3's side only (BBR's did not). Which of ns-3's timers the setting moves here "
-        "is not traced"
+        "every loss-based algorithm's M moved, on ns-3's side only (BBR's did not). In ns-3 the setting times only the retransmission "
+        "of a SYN or SYN-ACK (`TcpSocketBase::SendEmptyPacket`; the sender's RTO is recomputed from the "
+        "SYN-ACK's RTT sample), so one of them is retransmitted in M; which, and why it moves the flows "
+        "this much, is not traced (tcpstart's receiver never retransmits its SYN-ACK: the knob table)"
     ),
 }
 
