@@ -14,7 +14,7 @@ test-rust: ## Rust unit, property and scenario tests
 	cargo test --workspace
 
 test-python: ## Python API and CLI tests against the installed package
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q -rs tests
 
 lint: ## rustfmt, clippy, ruff, mypy and the core's stub against the installed core (pip install ruff mypy)
 	cargo fmt --all -- --check
