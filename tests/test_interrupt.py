@@ -134,9 +134,11 @@ def test_ctrl_c_stops_tcpstart_reproduce_at_once(long_run: Path) -> None:
     out.wait_for("ehstcp")  # the first paper
     time.sleep(2.0)
     # Its 2.5 Gbps runs are the largest any entry point interrupts: in about one stop in ten on
-    # this 2-core machine (CI included) the stop took 1.5-2.0 s, not traced yet (the simulation
-    # loop looks every 4096 events, so the wait is outside it: a run's set-up or the workers'
-    # hand-back are the leads).
+    # this 2-core machine (CI included) the stop took 1.5-2.0 s. Stack dumps taken during the
+    # stop show why: the simulations stop at once, but each worker thread first finishes
+    # measuring the group of runs it holds (its runs' summaries, thousands of web objects each,
+    # built as Python objects, and their flow tables), holding the GIL for each conversion,
+    # while this thread closes the progress bar and removes the temporary store between them.
     _stopped_at_once(proc, err, long_run, promptly=3 * PROMPTLY)
 
 
