@@ -391,9 +391,8 @@ fn run_all(
         raised: None,
     };
     let (runs, error, stopped) = py.allow_threads(|| {
-        // All are checked before the first is simulated: checking one right after a simulation,
-        // with its code and data evicted from the caches, took 2.0 us against 0.7 us warm
-        // (perf/journal.md, "Thirteenth round: B5's overhead after the faster core").
+        // All are checked before the first is simulated, so every check finds the parser's code
+        // and data in the caches (after a simulation it finds them evicted: about 3x slower).
         let mut checked = Vec::with_capacity(scenarios.len());
         let mut error = None;
         for text in &scenarios {

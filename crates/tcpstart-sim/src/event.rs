@@ -75,8 +75,8 @@ fn key(at: Instant, seq: u64) -> u128 {
 
 /// An entry's event in one word, written and read whole: kind in the top 3 bits, a second field
 /// (a timer's kind, an ACK-compression element's link) in the next 29, the link, delay line,
-/// flow or source in the low 32. As an enum it was written field by field and read back as
-/// words, a store-forwarding stall on every insertion (perf/journal.md, "Seventh round").
+/// flow or source in the low 32. One word, so that an insertion stores it with one write and
+/// its later reads as a word find it whole (an enum's fields are stored one by one).
 #[derive(Clone, Copy, Debug)]
 struct Packed(u64);
 
