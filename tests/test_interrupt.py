@@ -137,7 +137,7 @@ def test_ctrl_c_stops_tcpstart_reproduce_at_once(long_run: Path) -> None:
     # once; the worker threads then finish measuring the group of runs they hold, converting
     # summaries of thousands of web objects and flow tables. Those are built with the GIL
     # released (`Run.summary`, `Run.take_flows`), so the main thread sees the Ctrl-C and cleans
-    # up between them: when a conversion held the GIL throughout, this stop took up to 2 s.
+    # up between them; a conversion that held the GIL throughout would delay it by seconds.
     _stopped_at_once(proc, err, long_run)
 
 
