@@ -230,13 +230,15 @@ fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py,
 impl Run {
     /// The summary (flows, links, classes, udp, sim, invariants) as a new dict, keys sorted.
     ///
-    /// Written as JSON text with the GIL released and parsed by orjson, so the GIL is held only
-    /// for the parse: a web workload's summary has tens of thousands of objects (27,100 flows:
-    /// 51 ms to parse, where building them one by one from Rust took 375 ms), and a worker
-    /// thread holding the GIL that long keeps the main thread from seeing a Ctrl-C.
+    /// Written as JSON text with the GIL released and parsed by the standard library's `json`
+    /// (always importable, also in `tcpstart bench`'s children, which start without
+    /// site-packages), so the GIL is held only for the parse: a web workload's summary has tens
+    /// of thousands of objects (27,100 flows: 146 ms to parse, where building them one by one
+    /// from Rust took 375 ms), and a worker thread holding the GIL that long keeps the main
+    /// thread from seeing a Ctrl-C.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let text = py.allow_threads(|| self.summary.to_value().to_string());
-        py.import("orjson")?.getattr("loads")?.call1((text,))
+        py.import("json")?.getattr("loads")?.call1((text,))
     }
 
     /// The flow time series as columns, its table built from the recorded runs now (with the
